@@ -330,6 +330,11 @@ type Evidence struct {
 	// checkstyle reports, for the validation loop.
 	LintErrors, TypeErrors int
 
+	// Omitted counts findings that were read but not kept: readers of huge
+	// logs keep at most a bounded number of findings (the most severe) so
+	// that memory does not grow with the input.
+	Omitted Counts
+
 	// Notes are anomalies met while reading (skipped lines, fallbacks).
 	Notes []string
 }

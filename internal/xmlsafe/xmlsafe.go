@@ -1,0 +1,112 @@
+// Package xmlsafe reads XML from untrusted reports: no DTDs, no entity
+// declarations, bounded nesting and bounded token size.
+package xmlsafe
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxDepth is the deepest element nesting a Decoder accepts.
+const MaxDepth = 256
+
+// ErrDTD is returned for a document that carries a DTD or entity
+// declarations (DESIGN §10: no XML external entities).
+var ErrDTD = errors.New("DTD or entity declarations are not allowed")
+
+// Decoder wraps encoding/xml with the limits above.
+type Decoder struct {
+	d     *xml.Decoder
+	depth int
+}
+
+// NewDecoder returns a strict decoder over r. Undeclared entities are
+// errors (encoding/xml's strict mode); only the five predefined ones and
+// character references are expanded.
+func NewDecoder(r io.Reader) *Decoder {
+	d := xml.NewDecoder(r)
+	d.Strict = true
+	d.CharsetReader = func(charset string, in io.Reader) (io.Reader, error) {
+		// Reports in ISO-8859-1/ASCII are read as bytes: element and
+		// attribute names are ASCII, and non-ASCII text is only shown.
+		return in, nil
+	}
+	return &Decoder{d: d}
+}
+
+// InputOffset is the byte offset of the decoder, for error messages.
+func (x *Decoder) InputOffset() int64 { return x.d.InputOffset() }
+
+// Line returns the current line of the input, 1-based.
+func (x *Decoder) Line() int {
+	line, _ := x.d.InputPos()
+	return line
+}
+
+// Token returns the next token, with the limits applied. At the end of the
+// input it returns io.EOF.
+func (x *Decoder) Token() (xml.Token, error) {
+	tok, err := x.d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case xml.Directive:
+		return nil, ErrDTD
+	case xml.StartElement:
+		x.depth++
+		if x.depth > MaxDepth {
+			return nil, fmt.Errorf("elements nested deeper than %d", MaxDepth)
+		}
+		return t, nil
+	case xml.EndElement:
+		x.depth--
+	}
+	return tok, nil
+}
+
+// Skip skips to the end of the element whose start was just read.
+func (x *Decoder) Skip() error {
+	for depth := 1; depth > 0; {
+		tok, err := x.Token()
+		if err != nil {
+			return err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		}
+	}
+	return nil
+}
+
+// Text reads the character data of the element whose start was just read,
+// up to its end, at most limit bytes (the rest is dropped). Nested elements
+// are skipped.
+func (x *Decoder) Text(limit int) (string, error) {
+	var buf []byte
+	for depth := 1; depth > 0; {
+		tok, err := x.Token()
+		if err != nil {
+			return "", err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			if room := limit - len(buf); room > 0 {
+				if len(t) > room {
+					t = t[:room]
+				}
+				buf = append(buf, t...)
+			}
+		}
+	}
+	return string(buf), nil
+}
