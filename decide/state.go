@@ -1,0 +1,206 @@
+package decide
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Loop statuses kept in the state.
+const (
+	StateOpen      = "open"
+	StateConverged = "converged"
+	StateEscalated = "escalated"
+	StateApproved  = "approved"
+	StateAborted   = "aborted"
+)
+
+// RoundRecord is one evaluated round in the state.
+type RoundRecord struct {
+	N            int       `json:"n"`
+	SHA          string    `json:"sha"`
+	RunID        int64     `json:"run_id,omitempty"`
+	RunAttempt   int       `json:"run_attempt,omitempty"`
+	Time         time.Time `json:"time"`
+	Decision     Outcome   `json:"decision"`
+	Verdict      string    `json:"verdict"`
+	Stalled      bool      `json:"stalled,omitempty"`
+	Score        *float64  `json:"score"`
+	Signal       string    `json:"signal,omitempty"`
+	Counts       Counts    `json:"counts"`
+	Coverage     *float64  `json:"coverage"`
+	PassRate     *float64  `json:"pass_rate"`
+	Regressions  *int      `json:"regressions,omitempty"`
+	Fingerprints []string  `json:"fingerprints"`
+	Tasks        []string  `json:"tasks"`
+	Issues       []int     `json:"issues"`
+	Commit       string    `json:"commit,omitempty"`
+	Actor        string    `json:"actor,omitempty"`
+}
+
+// Grant is one extra round granted by a `/gc retry` after an escalation.
+type Grant struct {
+	By string    `json:"by"`
+	At time.Time `json:"at"`
+}
+
+// State is the history of one loop on one PR (DESIGN §4).
+type State struct {
+	Schema    string        `json:"schema"`
+	Loop      Loop          `json:"loop"`
+	ID        string        `json:"id"`
+	MaxRounds int           `json:"max_rounds"`
+	Status    string        `json:"status"`
+	Grants    []Grant       `json:"grants"`
+	Rounds    []RoundRecord `json:"rounds"`
+}
+
+// NewState returns the empty state of a loop.
+func NewState(loop Loop, id string, maxRounds int) *State {
+	return &State{Schema: StateSchema, Loop: loop, ID: id, MaxRounds: maxRounds, Status: StateOpen,
+		Grants: []Grant{}, Rounds: []RoundRecord{}}
+}
+
+// Last returns the latest round, or nil.
+func (s *State) Last() *RoundRecord {
+	if s == nil || len(s.Rounds) == 0 {
+		return nil
+	}
+	return &s.Rounds[len(s.Rounds)-1]
+}
+
+// Next returns the round to decide for a head sha and the history before
+// it. A sha equal to the last round's re-decides that round (an idempotent
+// re-run); any other sha, or an empty one, starts the next round.
+func (s *State) Next(sha string) (round int, history []RoundRecord) {
+	last := s.Last()
+	if last == nil {
+		return 1, nil
+	}
+	if sha != "" && sha == last.SHA {
+		return last.N, s.Rounds[:len(s.Rounds)-1]
+	}
+	return last.N + 1, s.Rounds
+}
+
+// Record puts a decided round into the state: it replaces a round with the
+// same number (re-run) or appends, drops rounds after it, and sets the
+// loop status from the outcome.
+func (s *State) Record(r RoundRecord) {
+	kept := s.Rounds[:0:0]
+	for _, old := range s.Rounds {
+		if old.N < r.N {
+			kept = append(kept, old)
+		}
+	}
+	s.Rounds = append(kept, r)
+	switch r.Decision {
+	case Converge:
+		s.Status = StateConverged
+	case Escalate:
+		s.Status = StateEscalated
+	default:
+		s.Status = StateOpen
+	}
+}
+
+// maxStateBytes caps an encoded state; larger ones are corrupt.
+const maxStateBytes = 1 << 20
+
+// DecodeState reads a state JSON document. Anything but a valid
+// gcloop/state/v1 document is an error.
+func DecodeState(r io.Reader) (*State, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxStateBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxStateBytes {
+		return nil, fmt.Errorf("state larger than %d bytes", maxStateBytes)
+	}
+	var s State
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("state is not valid JSON: %w", err)
+	}
+	if s.Schema != StateSchema {
+		return nil, fmt.Errorf("state schema %q, want %q", s.Schema, StateSchema)
+	}
+	if _, err := ParseLoop(string(s.Loop)); err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	prev := 0
+	for i, r := range s.Rounds {
+		if r.N <= prev {
+			return nil, fmt.Errorf("state round %d has n=%d after n=%d", i+1, r.N, prev)
+		}
+		prev = r.N
+	}
+	if s.Grants == nil {
+		s.Grants = []Grant{}
+	}
+	if s.Rounds == nil {
+		s.Rounds = []RoundRecord{}
+	}
+	return &s, nil
+}
+
+// Encode writes the state as indented JSON.
+func (s *State) Encode(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// markerRE matches a state marker: <!-- gcloop:state <id> <base64url> -->.
+var markerRE = regexp.MustCompile(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-Za-z0-9_-]*={0,2}) -->`)
+
+// Marker renders the hidden HTML comment that carries the state.
+func (s *State) Marker() (string, error) {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("<!-- gcloop:state %s %s -->", s.ID, base64.RawURLEncoding.EncodeToString(data)), nil
+}
+
+// ErrNoMarker means a text holds no state marker for the loop id.
+var ErrNoMarker = errors.New("no state marker")
+
+// ParseMarker finds the state marker of loop id in a comment body and
+// decodes it. It returns ErrNoMarker when there is none, and another error
+// when the marker is there but corrupt.
+func ParseMarker(body, id string) (*State, error) {
+	for _, m := range markerRE.FindAllStringSubmatch(body, -1) {
+		if m[1] != id {
+			continue
+		}
+		data, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(m[2], "="))
+		if err != nil {
+			return nil, fmt.Errorf("state marker of %q: bad base64: %w", id, err)
+		}
+		s, err := DecodeState(strings.NewReader(string(data)))
+		if err != nil {
+			return nil, fmt.Errorf("state marker of %q: %w", id, err)
+		}
+		if s.ID != id {
+			return nil, fmt.Errorf("state marker of %q holds the state of %q", id, s.ID)
+		}
+		return s, nil
+	}
+	return nil, ErrNoMarker
+}
+
+// HasMarker reports whether body holds any gcloop state marker.
+func HasMarker(body string) bool { return markerRE.MatchString(body) }
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// ValidID reports whether id can name a loop: 1–64 letters, digits, '.',
+// '_' or '-'.
+func ValidID(id string) bool { return idRE.MatchString(id) }
