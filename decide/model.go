@@ -132,6 +132,9 @@ type Finding struct {
 	Message    string   `json:"message"`
 	Suggestion string   `json:"suggestion,omitempty"`
 	Source     string   `json:"source,omitempty"` // the evidence file it was read from, with line when known
+	// Loop is the loop the finding speaks for when its file mixes loops
+	// (discoveries.ndjson); empty means any loop.
+	Loop Loop `json:"-"`
 }
 
 // Location renders "file:line", "file" or "" for a finding.
@@ -167,6 +170,9 @@ func CountFindings(fs []Finding) Counts {
 type ReviewFacts struct {
 	Score  *float64 // review_score, 1–10; nil when absent
 	Signal string   // "CONVERGED" or "REVISION_NEEDED"; "" when absent
+	// ScoreFrom and SignalFrom name the files that gave Score and Signal
+	// (set when evidence is merged).
+	ScoreFrom, SignalFrom string
 	// Summary is the prose findings summary of a tasks.csv row.
 	Summary string
 }
@@ -193,11 +199,14 @@ type Dimension struct {
 
 // AuditFacts is what audit evidence says besides its findings.
 type AuditFacts struct {
-	Score      *float64 // audit_score, 0–10
-	Signal     string   // audit_passed | audit_result | fix_required; "" when absent
-	Dimensions []Dimension
-	Summary    string   // prose findings summary of a tasks.csv row
-	Artifacts  []string // artifacts_produced
+	Score  *float64 // audit_score, 0–10
+	Signal string   // audit_passed | audit_result | fix_required; "" when absent
+	// ScoreFrom and SignalFrom name the files that gave Score and Signal
+	// (set when evidence is merged).
+	ScoreFrom, SignalFrom string
+	Dimensions            []Dimension
+	Summary               string   // prose findings summary of a tasks.csv row
+	Artifacts             []string // artifacts_produced
 }
 
 // Check is one check of a validation report.

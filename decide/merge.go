@@ -1,0 +1,281 @@
+package decide
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Merge combines the evidence of several files (DESIGN §3): findings add
+// up, the same finding reported twice (same file, line, severity and
+// normalized message) counts once, an explicit score or signal is kept with
+// the file it came from, and two explicit but different scores or signals
+// are an error naming both files.
+func Merge(pieces ...*Evidence) (*Evidence, error) {
+	out := &Evidence{}
+	seen := make(map[string]bool)
+	for _, p := range pieces {
+		if p == nil {
+			continue
+		}
+		from := strings.Join(p.Sources, ", ")
+		out.Sources = append(out.Sources, p.Sources...)
+		for _, f := range p.Findings {
+			k := dedupeKey(f)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			out.Findings = append(out.Findings, f)
+		}
+		out.Omitted.Critical += p.Omitted.Critical
+		out.Omitted.High += p.Omitted.High
+		out.Omitted.Medium += p.Omitted.Medium
+		out.Omitted.Low += p.Omitted.Low
+		out.Analysis = out.Analysis || p.Analysis
+		out.LintErrors += p.LintErrors
+		out.TypeErrors += p.TypeErrors
+		out.Notes = append(out.Notes, p.Notes...)
+		var err error
+		if out.Review, err = mergeReview(out.Review, p.Review, from); err != nil {
+			return nil, err
+		}
+		if out.Audit, err = mergeAudit(out.Audit, p.Audit, from); err != nil {
+			return nil, err
+		}
+		if out.Validation, err = mergeValidation(out.Validation, p.Validation, from, out.Sources); err != nil {
+			return nil, err
+		}
+		out.Critique = mergeCritique(out, p.Critique, from)
+		out.Coverage = MergeCoverage(out.Coverage, p.Coverage)
+		out.Tests = mergeTests(out, p.Tests)
+	}
+	return out, nil
+}
+
+// dedupeKey identifies the same finding reported by two files.
+func dedupeKey(f Finding) string {
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%s", f.File, f.Line, f.Severity, normalizeMessage(f.Message, false))
+}
+
+// normalizeMessage lower-cases a message, collapses white space and drops
+// trailing punctuation; with digits set, runs of digits become '#', so
+// that "complexity 25" and "complexity 26" read alike across rounds.
+func normalizeMessage(s string, digits bool) string {
+	var b strings.Builder
+	space, digit := false, false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case digits && unicode.IsDigit(r):
+			if digit {
+				continue
+			}
+			r = '#'
+			digit = true
+		default:
+			digit = false
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimRight(b.String(), ".:;!, ")
+}
+
+func mergeScore(dst **float64, dstFrom *string, src *float64, srcFrom, what string) error {
+	if src == nil {
+		return nil
+	}
+	if *dst == nil {
+		*dst, *dstFrom = src, srcFrom
+		return nil
+	}
+	if **dst != *src {
+		return fmt.Errorf("conflicting %s: %g in %s, %g in %s", what, **dst, *dstFrom, *src, srcFrom)
+	}
+	return nil
+}
+
+func mergeSignal(dst, dstFrom *string, src, srcFrom, what string) error {
+	if src == "" {
+		return nil
+	}
+	if *dst == "" {
+		*dst, *dstFrom = src, srcFrom
+		return nil
+	}
+	if *dst != src {
+		return fmt.Errorf("conflicting %s: %s in %s, %s in %s", what, *dst, *dstFrom, src, srcFrom)
+	}
+	return nil
+}
+
+func mergeReview(dst, src *ReviewFacts, from string) (*ReviewFacts, error) {
+	if src == nil {
+		return dst, nil
+	}
+	if dst == nil {
+		dst = &ReviewFacts{}
+	}
+	if err := mergeScore(&dst.Score, &dst.ScoreFrom, src.Score, orFrom(src.ScoreFrom, from), "review scores"); err != nil {
+		return nil, err
+	}
+	if err := mergeSignal(&dst.Signal, &dst.SignalFrom, src.Signal, orFrom(src.SignalFrom, from), "review signals"); err != nil {
+		return nil, err
+	}
+	if dst.Summary == "" {
+		dst.Summary = src.Summary
+	}
+	return dst, nil
+}
+
+func mergeAudit(dst, src *AuditFacts, from string) (*AuditFacts, error) {
+	if src == nil {
+		return dst, nil
+	}
+	if dst == nil {
+		dst = &AuditFacts{}
+	}
+	if err := mergeScore(&dst.Score, &dst.ScoreFrom, src.Score, orFrom(src.ScoreFrom, from), "audit scores"); err != nil {
+		return nil, err
+	}
+	if err := mergeSignal(&dst.Signal, &dst.SignalFrom, src.Signal, orFrom(src.SignalFrom, from), "audit signals"); err != nil {
+		return nil, err
+	}
+	dst.Dimensions = append(dst.Dimensions, src.Dimensions...)
+	dst.Artifacts = append(dst.Artifacts, src.Artifacts...)
+	if dst.Summary == "" {
+		dst.Summary = src.Summary
+	}
+	return dst, nil
+}
+
+func mergeValidation(dst, src *ValidationFacts, from string, sources []string) (*ValidationFacts, error) {
+	if src == nil {
+		return dst, nil
+	}
+	if dst != nil {
+		return nil, fmt.Errorf("several validation reports (%s): give one per round", strings.Join(sources, ", "))
+	}
+	return src, nil
+}
+
+func mergeCritique(out *Evidence, src *CritiqueFacts, from string) *CritiqueFacts {
+	dst := out.Critique
+	if src == nil {
+		return dst
+	}
+	if dst == nil {
+		c := *src
+		return &c
+	}
+	dst.Entries += src.Entries
+	switch {
+	case src.Summary == nil:
+	case dst.Summary == nil:
+		dst.Summary = src.Summary
+	case *dst.Summary != *src.Summary:
+		out.Notes = append(out.Notes, fmt.Sprintf("two severity summaries differ; kept the first, ignored the one in %s", from))
+	}
+	if dst.Unreadable == "" {
+		dst.Unreadable = src.Unreadable
+	}
+	return dst
+}
+
+// MergeCoverage combines the coverage of two reports of one round. Files
+// only one report has add up; a file both report keeps the figures of the
+// report that saw more of its lines (reports of one source file from two
+// tools count the same lines, so adding them would double it). Line totals
+// win over a bare percentage.
+func MergeCoverage(a, b *CoverageFacts) *CoverageFacts {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := &CoverageFacts{Format: a.Format + "+" + b.Format, Layer: a.Layer, Framework: a.Framework}
+	if out.Layer == "" {
+		out.Layer = b.Layer
+	}
+	if out.Framework == "" {
+		out.Framework = b.Framework
+	}
+	if a.Total == 0 && b.Total == 0 {
+		// Only percentages: keep the first stated one.
+		out.Percent = a.Percent
+		if out.Percent == nil {
+			out.Percent = b.Percent
+		}
+		return out
+	}
+	index := make(map[string]int)
+	for _, set := range [][]FileCoverage{a.Files, b.Files} {
+		for _, f := range set {
+			i, ok := index[f.Path]
+			if !ok {
+				index[f.Path] = len(out.Files)
+				out.Files = append(out.Files, f)
+				continue
+			}
+			if f.Total > out.Files[i].Total || (f.Total == out.Files[i].Total && f.Covered > out.Files[i].Covered) {
+				out.Files[i] = f
+			}
+		}
+	}
+	for _, f := range out.Files {
+		out.Covered += f.Covered
+		out.Total += f.Total
+	}
+	if len(out.Files) == 0 {
+		out.Covered = a.Covered + b.Covered
+		out.Total = a.Total + b.Total
+	}
+	return out
+}
+
+// mergeTests adds test results up. Results with test cases (JUnit) win
+// over bare counts (run-<layer>.json) of the same round, which would count
+// the same tests twice.
+func mergeTests(out *Evidence, src *TestFacts) *TestFacts {
+	dst := out.Tests
+	if src == nil {
+		return dst
+	}
+	if dst == nil {
+		t := *src
+		t.Cases = append([]TestCase(nil), src.Cases...)
+		return &t
+	}
+	switch {
+	case len(src.Cases) > 0 && len(dst.Cases) == 0:
+		out.Notes = append(out.Notes, "test counts of the run summary replaced by the test report's cases")
+		t := *src
+		t.Cases = append([]TestCase(nil), src.Cases...)
+		return &t
+	case len(src.Cases) == 0 && len(dst.Cases) > 0:
+		out.Notes = append(out.Notes, "test counts of the run summary ignored: the test report's cases count")
+		return dst
+	}
+	dst.Passed += src.Passed
+	dst.Failed += src.Failed
+	dst.Skipped += src.Skipped
+	dst.Cases = append(dst.Cases, src.Cases...)
+	if dst.PassRate != nil || src.PassRate != nil {
+		dst.PassRate = nil // recomputed from the sums
+	}
+	return dst
+}
+
+func orFrom(s, from string) string {
+	if s != "" {
+		return s
+	}
+	return from
+}
