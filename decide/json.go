@@ -1,0 +1,76 @@
+package decide
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// decisionJSON is the decision JSON of DESIGN §8, fields in contract
+// order; absent values are null, never omitted. ID, Summary and History
+// extend the contract.
+type decisionJSON struct {
+	Schema      string        `json:"schema"`
+	Loop        Loop          `json:"loop"`
+	ID          string        `json:"id"`
+	Decision    Outcome       `json:"decision"`
+	Verdict     string        `json:"verdict"`
+	Forced      bool          `json:"forced"`
+	Advisory    bool          `json:"advisory"`
+	Stalled     bool          `json:"stalled"`
+	Round       int           `json:"round"`
+	MaxRounds   int           `json:"max_rounds"`
+	Score       *float64      `json:"score"`
+	Signal      *string       `json:"signal"`
+	Counts      Counts        `json:"counts"`
+	Coverage    *float64      `json:"coverage"`
+	PassRate    *float64      `json:"pass_rate"`
+	Target      *float64      `json:"target"`
+	Regressions any           `json:"regressions,omitempty"`
+	Tasks       []Task        `json:"tasks"`
+	Reasons     []string      `json:"reasons"`
+	Notes       []string      `json:"notes"`
+	Status      string        `json:"status"`
+	Summary     string        `json:"summary,omitempty"`
+	History     []RoundRecord `json:"history"`
+}
+
+// MarshalJSON renders the decision JSON of DESIGN §8.
+func (d *Decision) MarshalJSON() ([]byte, error) {
+	j := decisionJSON{
+		Schema: DecisionSchema, Loop: d.Loop, ID: d.ID, Decision: d.Outcome, Verdict: d.Verdict,
+		Forced: d.Forced, Advisory: d.Advisory, Stalled: d.Stalled, Round: d.Round, MaxRounds: d.MaxRounds,
+		Counts: d.Counts, Tasks: nonNil(d.Tasks), Reasons: nonNil(d.Reasons), Notes: nonNil(d.Notes),
+		Status: d.Status, Summary: d.Summary, History: nonNil(d.History),
+	}
+	if d.Loop == Review || d.Loop == Audit {
+		j.Score = d.Score
+		if d.Signal != "" {
+			j.Signal = &d.Signal
+		}
+	}
+	if d.Loop == Coverage {
+		j.Coverage, j.PassRate, j.Target = d.Coverage, d.PassRate, d.Target
+	}
+	if d.Loop == Validation {
+		j.Regressions = d.Regressions // a nil *int encodes as null
+	}
+	if j.Status == "" {
+		j.Status = StatusComplete
+	}
+	return json.Marshal(j)
+}
+
+// WriteJSON writes the decision JSON, indented, with a final newline.
+func (d *Decision) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(d)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
