@@ -18,9 +18,20 @@ var ErrDTD = errors.New("DTD or entity declarations are not allowed")
 
 // Decoder wraps encoding/xml with the limits above.
 type Decoder struct {
-	d     *xml.Decoder
-	depth int
+	d       *xml.Decoder
+	depth   int
+	allow   func(string) bool // AllowDoctype's predicate; nil allows none
+	started bool              // the root element was read
+	doctype bool              // a DOCTYPE was accepted
 }
+
+// AllowDoctype lets through one DOCTYPE before the root element when ok
+// returns true for its text (what follows "<!", e.g. `DOCTYPE report
+// PUBLIC "..." "report.dtd"`). Use it only for exact, known declarations
+// without an internal subset: the DTD is never read, and entities stay
+// undeclared (strict mode rejects any reference to them). Every other
+// directive is still ErrDTD.
+func (x *Decoder) AllowDoctype(ok func(string) bool) { x.allow = ok }
 
 // NewDecoder returns a strict decoder over r. Undeclared entities are
 // errors (encoding/xml's strict mode); only the five predefined ones and
@@ -54,8 +65,13 @@ func (x *Decoder) Token() (xml.Token, error) {
 	}
 	switch t := tok.(type) {
 	case xml.Directive:
+		if x.allow != nil && !x.started && !x.doctype && x.allow(string(t)) {
+			x.doctype = true
+			return t, nil
+		}
 		return nil, ErrDTD
 	case xml.StartElement:
+		x.started = true
 		x.depth++
 		if x.depth > MaxDepth {
 			return nil, fmt.Errorf("elements nested deeper than %d", MaxDepth)

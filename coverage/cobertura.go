@@ -1,0 +1,155 @@
+package coverage
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/xmlsafe"
+)
+
+// ReadCobertura reads a Cobertura XML report (gcovr, coverage.py, Istanbul,
+// Cobertura itself). Line totals come from the <line number hits> elements
+// directly under each <class>'s <lines> (the copies under <methods> are
+// skipped); classes that share a filename — inner classes, or one file
+// compiled into several units — are merged line by line, a line covered
+// when any class hit it. The totals the report states on <coverage> are not
+// trusted. The only DOCTYPE accepted is a reference to Cobertura's own
+// coverage-0N.dtd, as gcovr writes it.
+func ReadCobertura(name string, r io.Reader) (*decide.CoverageFacts, error) {
+	x := xmlsafe.NewDecoder(r)
+	x.AllowDoctype(coberturaDoctype)
+	t := newLineTally(name)
+	var stack []string
+	var file string
+	root := false
+	for {
+		tok, err := x.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, xmlError(name, x, err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			el := e.Name.Local
+			parent := ""
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1]
+			}
+			switch {
+			case len(stack) == 0:
+				if el != "coverage" {
+					return nil, decide.LineError(name, x.Line(), "root element <%s>: want <coverage> (Cobertura)", el)
+				}
+				root = true
+			case el == "methods":
+				if err := x.Skip(); err != nil {
+					return nil, xmlError(name, x, err)
+				}
+				continue
+			case el == "class":
+				file = xmlAttr(e, "filename")
+				if file == "" {
+					return nil, decide.LineError(name, x.Line(), "<class> without a filename attribute")
+				}
+			case el == "line" && parent == "lines" && len(stack) >= 2 && stack[len(stack)-2] == "class":
+				n, ok := xmlUint(xmlAttr(e, "number"))
+				if !ok || n > 1<<31 {
+					return nil, decide.LineError(name, x.Line(), "<line> number %q: want a line number", xmlAttr(e, "number"))
+				}
+				hits, err := xmlCount(xmlAttr(e, "hits"))
+				if err != "" {
+					return nil, decide.LineError(name, x.Line(), "<line number=\"%d\"> hits %q: %s", n, xmlAttr(e, "hits"), err)
+				}
+				t.add(uint32(n), hits)
+			}
+			stack = append(stack, el)
+		case xml.EndElement:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			if e.Name.Local == "class" {
+				if err := t.end(file, x.Line()); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if !root {
+		return nil, decide.LineError(name, x.Line(), "no <coverage> element: not a Cobertura report")
+	}
+	return t.facts(FormatCobertura), nil
+}
+
+// coberturaDoctype accepts the DOCTYPE lines Cobertura tools write:
+// SYSTEM "http://cobertura.sourceforge.net/xml/coverage-0N.dtd".
+func coberturaDoctype(d string) bool {
+	f := strings.Fields(d)
+	if len(f) != 4 || f[0] != "DOCTYPE" || f[1] != "coverage" || f[2] != "SYSTEM" {
+		return false
+	}
+	for _, v := range []string{"01", "02", "03", "04"} {
+		u := "http://cobertura.sourceforge.net/xml/coverage-" + v + ".dtd"
+		if f[3] == "'"+u+"'" || f[3] == `"`+u+`"` {
+			return true
+		}
+	}
+	return false
+}
+
+// xmlError wraps a decoder error with the file and line.
+func xmlError(name string, x *xmlsafe.Decoder, err error) *decide.ParseError {
+	msg := "malformed XML"
+	if errors.Is(err, xmlsafe.ErrDTD) {
+		msg = "refused XML"
+	}
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return &decide.ParseError{File: name, Line: se.Line, Offset: -1, Msg: msg + ": " + se.Msg}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: "truncated XML"}
+	}
+	return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: msg, Err: err}
+}
+
+// xmlAttr returns the value of the attribute named local, or "".
+func xmlAttr(e xml.StartElement, local string) string {
+	for _, a := range e.Attr {
+		if a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// xmlUint reads a non-negative decimal integer.
+func xmlUint(s string) (int64, bool) {
+	v, rest, ok := parseUint([]byte(strings.TrimSpace(s)))
+	return v, ok && len(rest) == 0
+}
+
+// xmlCount reads a hit count and says whether it is above zero; counts of
+// any length are accepted. err is "" when it is well formed.
+func xmlCount(s string) (hit bool, err string) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") {
+		return false, "negative count"
+	}
+	if s == "" || len(s) > 20 {
+		return false, "want a count"
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false, "want a count"
+		}
+		if s[i] != '0' {
+			hit = true
+		}
+	}
+	return hit, ""
+}

@@ -1,0 +1,290 @@
+package coverage
+
+import (
+	"bytes"
+	"cmp"
+	"io"
+	"slices"
+
+	"github.com/gcloop/gcloop/decide"
+)
+
+// ReadGoProfile reads a Go cover profile, as written by `go test
+// -coverprofile` in any of the modes set, count and atomic:
+//
+//	mode: set
+//	example.com/m/file.go:12.34,15.2 3 1
+//
+// Coverage is statement coverage over every block of the profile, with
+// duplicate blocks (same file and range) merged: a block is covered when
+// any of its copies has a count above zero. That is the percentage `go test
+// -cover` prints. Several profiles concatenated into one (as `go test
+// -coverpkg` writes, or `cat a.out b.out`) are accepted when their mode
+// lines agree.
+//
+// Memory is bounded by the largest file, not the whole profile. The blocks
+// of the file being read are kept in a slice; when the profile moves on to
+// another file, that file is closed: its blocks are sorted (a no-op for
+// profiles written by go test, whose blocks come in source order), merged
+// when duplicated, counted, and reduced to a summary of a hash of its block
+// ranges and statement counts plus one bit per block saying whether it was
+// covered (no bits at all when every block or no block was covered). When
+// the same file appears again later — as it does in merged profiles, where
+// every test binary reports every package it instruments — the new run of
+// blocks is closed the same way and, when its hash matches, its covered bits
+// are OR-ed with the summary's, which is exactly the duplicate-block merge of
+// `go tool cover`. Block sets that differ for the same file (profiles of
+// different builds) cannot be merged that way and are an error naming both
+// lines.
+func ReadGoProfile(name string, r io.Reader) (*decide.CoverageFacts, error) {
+	p := profReader{s: newLineScanner(name, r), done: make(map[string]*profSummary)}
+	if err := p.read(); err != nil {
+		return nil, err
+	}
+	facts := &decide.CoverageFacts{Format: string(FormatGoProfile), Files: p.files}
+	for _, f := range p.files {
+		facts.Covered += f.Covered
+		facts.Total += f.Total
+	}
+	return facts, nil
+}
+
+// profBlock is one block of the file being read.
+type profBlock struct {
+	sl, sc, el, ec uint32 // start line, start column, end line, end column
+	stmts          uint32
+	hit            bool
+	line           int // profile line, for error messages
+}
+
+func profLess(a, b *profBlock) int {
+	if c := cmp.Compare(a.sl, b.sl); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.sc, b.sc); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.el, b.el); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ec, b.ec)
+}
+
+// profSummary is what is kept of a file once the profile moved past it.
+type profSummary struct {
+	file  int    // index in files
+	hash  uint64 // of the sorted, merged block ranges and statement counts
+	n     int    // number of distinct blocks
+	line  int    // profile line where the file's first run started
+	all   bool   // every block covered (bits nil)
+	none  bool   // no block covered (bits nil)
+	bits  []uint64
+	total int64
+}
+
+type profReader struct {
+	s     *lineScanner
+	mode  []byte
+	files []decide.FileCoverage
+	done  map[string]*profSummary
+
+	cur      string // file being read, "" before the first block
+	curLine  int    // profile line where its run started
+	blocks   []profBlock
+	unsorted bool
+}
+
+func (p *profReader) read() error {
+	s := p.s
+	for {
+		line, ok := s.next()
+		if !ok {
+			break
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if bytes.HasPrefix(line, []byte("mode:")) {
+			if err := p.modeLine(line); err != nil {
+				return err
+			}
+			continue
+		}
+		if p.mode == nil {
+			return s.errorf("want a \"mode: set|count|atomic\" line first, found %s", quoteSnippet(line))
+		}
+		if err := p.blockLine(line); err != nil {
+			return err
+		}
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if p.mode == nil {
+		return decide.LineError(s.name, s.line+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
+	}
+	return p.closeFile()
+}
+
+func (p *profReader) modeLine(line []byte) error {
+	m := bytes.TrimSpace(line[len("mode:"):])
+	switch string(m) {
+	case "set", "count", "atomic":
+	default:
+		return p.s.errorf("unknown cover mode %s (want set, count or atomic)", quoteSnippet(m))
+	}
+	if p.mode != nil && !bytes.Equal(p.mode, m) {
+		return p.s.errorf("mode %q differs from mode %q of the profile above: profiles of different modes cannot be merged", m, p.mode)
+	}
+	p.mode = append(p.mode[:0], m...)
+	return nil
+}
+
+// blockLine reads "file:sl.sc,el.ec stmts count".
+func (p *profReader) blockLine(line []byte) error {
+	colon := bytes.LastIndexByte(line, ':')
+	if colon <= 0 {
+		return p.s.errorf("want \"file:line.col,line.col statements count\", found %s", quoteSnippet(line))
+	}
+	file, rest := line[:colon], line[colon+1:]
+	var b profBlock
+	var ok bool
+	var v [6]int64
+	seps := [6]byte{'.', ',', '.', ' ', ' ', 0}
+	for i := range v {
+		if i == 5 && len(rest) > 0 && rest[0] == '-' {
+			return p.s.errorf("negative count %s: counts are never below zero", quoteSnippet(rest))
+		}
+		v[i], rest, ok = parseUint(rest)
+		if !ok || v[i] > 1<<31 && i < 5 {
+			return p.s.errorf("bad number in %s: want \"file:line.col,line.col statements count\"", quoteSnippet(line))
+		}
+		if i < 5 {
+			if len(rest) == 0 || rest[0] != seps[i] {
+				return p.s.errorf("want \"file:line.col,line.col statements count\", found %s", quoteSnippet(line))
+			}
+			rest = rest[1:]
+		}
+	}
+	if len(rest) != 0 {
+		return p.s.errorf("unexpected %s after the count", quoteSnippet(rest))
+	}
+	b.sl, b.sc, b.el, b.ec, b.stmts = uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3]), uint32(v[4])
+	b.hit = v[5] > 0
+	b.line = p.s.line
+	if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
+		return p.s.errorf("block ends (%d.%d) before it starts (%d.%d)", b.el, b.ec, b.sl, b.sc)
+	}
+	if string(file) != p.cur {
+		if err := p.closeFile(); err != nil {
+			return err
+		}
+		p.cur = string(file)
+		p.curLine = p.s.line
+	}
+	if n := len(p.blocks); n > 0 && !p.unsorted && profLess(&p.blocks[n-1], &b) >= 0 {
+		p.unsorted = true
+	}
+	p.blocks = append(p.blocks, b)
+	return nil
+}
+
+// closeFile folds the run of blocks just read into the per-file totals.
+func (p *profReader) closeFile() error {
+	if p.cur == "" {
+		return nil
+	}
+	blocks := p.blocks
+	if p.unsorted {
+		slices.SortStableFunc(blocks, func(a, b profBlock) int { return profLess(&a, &b) })
+		// Merge duplicates in place.
+		out := blocks[:1]
+		for i := 1; i < len(blocks); i++ {
+			last, b := &out[len(out)-1], &blocks[i]
+			if profLess(last, b) != 0 {
+				out = append(out, *b)
+				continue
+			}
+			if last.stmts != b.stmts {
+				return decide.LineError(p.s.name, b.line, "block %d.%d,%d.%d of %s has %d statements here but %d at line %d",
+					b.sl, b.sc, b.el, b.ec, p.cur, b.stmts, last.stmts, last.line)
+			}
+			last.hit = last.hit || b.hit
+		}
+		blocks = out
+	}
+	h := uint64(14695981039346656037)
+	var covered, total int64
+	for i := range blocks {
+		b := &blocks[i]
+		h = profMix(h, uint64(b.sl)<<32|uint64(b.sc))
+		h = profMix(h, uint64(b.el)<<32|uint64(b.ec))
+		h = profMix(h, uint64(b.stmts))
+		total += int64(b.stmts)
+		if b.hit {
+			covered += int64(b.stmts)
+		}
+	}
+	sum, seen := p.done[p.cur]
+	switch {
+	case !seen:
+		sum = &profSummary{file: len(p.files), hash: h, n: len(blocks), line: p.curLine, total: total}
+		sum.setBits(blocks)
+		p.done[p.cur] = sum
+		p.files = append(p.files, decide.FileCoverage{Path: p.cur, Covered: covered, Total: total})
+	case sum.hash != h || sum.n != len(blocks):
+		return decide.LineError(p.s.name, p.curLine, "the blocks of %s differ from those at line %d: profiles of different builds cannot be merged", p.cur, sum.line)
+	default:
+		covered = sum.merge(blocks)
+		p.files[sum.file].Covered = covered
+	}
+	p.blocks = p.blocks[:0]
+	p.unsorted = false
+	p.cur = ""
+	return nil
+}
+
+func profMix(h, v uint64) uint64 {
+	h ^= v
+	h *= 1099511628211
+	h ^= h >> 29
+	return h
+}
+
+// setBits records which blocks were covered.
+func (s *profSummary) setBits(blocks []profBlock) {
+	hits := 0
+	for i := range blocks {
+		if blocks[i].hit {
+			hits++
+		}
+	}
+	s.all, s.none, s.bits = hits == len(blocks), hits == 0, nil
+	if s.all || s.none {
+		return
+	}
+	s.bits = make([]uint64, (len(blocks)+63)/64)
+	for i := range blocks {
+		if blocks[i].hit {
+			s.bits[i/64] |= 1 << (i % 64)
+		}
+	}
+}
+
+// merge ORs the covered flags of blocks (the same block set, in the same
+// order) into s and returns the covered statements of the union.
+func (s *profSummary) merge(blocks []profBlock) int64 {
+	if s.all {
+		return s.total
+	}
+	var covered int64
+	for i := range blocks {
+		hit := blocks[i].hit || !s.none && s.bits[i/64]&(1<<(i%64)) != 0
+		blocks[i].hit = hit
+		if hit {
+			covered += int64(blocks[i].stmts)
+		}
+	}
+	s.setBits(blocks)
+	return covered
+}

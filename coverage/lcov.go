@@ -1,0 +1,298 @@
+package coverage
+
+import (
+	"bytes"
+	"io"
+	"math/bits"
+	"slices"
+
+	"github.com/gcloop/gcloop/decide"
+)
+
+// ReadLCOV reads an LCOV tracefile (geninfo, c8/istanbul, coverage.py,
+// grcov ...). Line totals count the DA records: a file listed in several
+// records (SF ... end_of_record) counts each line once, covered when any
+// record hit it, and the LF/LH summaries are ignored — exactly what
+// `lcov --summary` prints, also when LF/LH disagree with the DA lines.
+// Function and branch records are skipped; unknown upper-case keys are
+// skipped too, since newer lcov versions add some.
+func ReadLCOV(name string, r io.Reader) (*decide.CoverageFacts, error) {
+	s := newLineScanner(name, r)
+	t := newLineTally(name)
+	var (
+		path    []byte // SF of the open record
+		open    bool
+		openAt  int
+		pathStr string
+	)
+	for {
+		line, ok := s.next()
+		if !ok {
+			break
+		}
+		if len(line) > 3 && line[0] == 'D' && line[1] == 'A' && line[2] == ':' {
+			if !open {
+				return nil, s.errorf("DA record outside a source file record (want SF: first)")
+			}
+			ln, hit, err := lcovDA(line[3:])
+			if err != "" {
+				return nil, s.errorf("bad line record %s: %s", quoteSnippet(line), err)
+			}
+			t.add(ln, hit)
+			continue
+		}
+		switch {
+		case len(line) == 0:
+		case bytes.HasPrefix(line, []byte("SF:")):
+			if open {
+				return nil, s.errorf("SF: while the record of %q opened at line %d has no end_of_record", pathStr, openAt)
+			}
+			p := bytes.TrimSpace(line[3:])
+			if len(p) == 0 {
+				return nil, s.errorf("empty SF: path")
+			}
+			path = append(path[:0], p...)
+			pathStr = string(path)
+			open, openAt = true, s.line
+		case string(bytes.TrimSpace(line)) == "end_of_record":
+			if !open {
+				return nil, s.errorf("end_of_record without SF:")
+			}
+			if err := t.end(pathStr, s.line); err != nil {
+				return nil, err
+			}
+			open = false
+		case lcovKey(line):
+			// TN, FN, FNDA, FNF, FNH, BRDA, BRF, BRH, LF, LH, VER, ...
+		default:
+			return nil, s.errorf("not an LCOV record: %s (want KEY:value or end_of_record)", quoteSnippet(line))
+		}
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	if open {
+		return nil, decide.LineError(name, s.line, "truncated: the record of %q opened at line %d has no end_of_record", pathStr, openAt)
+	}
+	if len(t.files) == 0 {
+		return nil, decide.LineError(name, s.line+1, "no source file record (SF:) in LCOV data")
+	}
+	return t.facts(FormatLCOV), nil
+}
+
+// lcovKey reports whether line starts with an upper-case key and a colon.
+func lcovKey(line []byte) bool {
+	i := 0
+	for i < len(line) && line[i] >= 'A' && line[i] <= 'Z' {
+		i++
+	}
+	return i > 0 && i < len(line) && line[i] == ':'
+}
+
+// lcovDA reads "line,count[,checksum]"; err is "" when it is well formed.
+// The count only matters as zero or not, so counts of any length (gcov's
+// are 64-bit) are accepted without being converted.
+func lcovDA(b []byte) (line uint32, hit bool, err string) {
+	v, rest, ok := parseUint(b)
+	if !ok || v > 1<<31 {
+		return 0, false, "want a line number"
+	}
+	if len(rest) == 0 || rest[0] != ',' {
+		return 0, false, "want \"line,count\""
+	}
+	rest = rest[1:]
+	if len(rest) > 0 && rest[0] == '-' {
+		return 0, false, "negative count"
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		if rest[i] != '0' {
+			hit = true
+		}
+		i++
+	}
+	if i == 0 || i > 20 {
+		return 0, false, "want a count of at most 20 digits"
+	}
+	if i < len(rest) && rest[i] != ',' {
+		return 0, false, "unexpected text after the count"
+	}
+	return uint32(v), hit, ""
+}
+// maxMergeBytes caps the memory kept to merge files that appear in several
+// records (LCOV) or classes (Cobertura). Realistic reports need a few bits
+// per source line; only hostile ones come near it.
+const maxMergeBytes = 256 << 20
+
+// lineHit is one instrumented line of the record being read.
+type lineHit struct {
+	line uint32
+	hit  bool
+}
+
+// lineTally adds up line coverage per file for formats that list lines one
+// by one (LCOV, Cobertura) and may list the same file several times. Only
+// the record being read is kept line by line; a finished record is folded
+// into a compact per-file summary (two bitmaps over the file's line span,
+// or a sorted list when the lines are sparse) so that a later record of the
+// same file merges exactly: a line counts once, covered when any record
+// hit it — what `lcov --summary` and gcovr do.
+type lineTally struct {
+	name     string
+	files    []decide.FileCoverage
+	sums     map[string]*lineSummary
+	cur      []lineHit
+	unsorted bool
+	bytes    int64 // memory held by summaries
+}
+
+// lineSummary is what is kept of a file between its records.
+type lineSummary struct {
+	file  int    // index in files
+	min   uint32 // first line of the span (dense form)
+	inst  []uint64
+	hits  []uint64
+	lines []uint32 // sparse form: sorted lines; hits indexes them
+}
+
+func newLineTally(name string) *lineTally {
+	return &lineTally{name: name, sums: make(map[string]*lineSummary)}
+}
+
+// add records one line of the current record.
+func (t *lineTally) add(line uint32, hit bool) {
+	if n := len(t.cur); n > 0 && !t.unsorted && t.cur[n-1].line >= line {
+		t.unsorted = true
+	}
+	t.cur = append(t.cur, lineHit{line, hit})
+}
+
+// end closes the current record of file path; errLine is used for errors.
+func (t *lineTally) end(path string, errLine int) error {
+	cur := t.cur
+	if t.unsorted {
+		slices.SortStableFunc(cur, func(a, b lineHit) int { return int(a.line) - int(b.line) })
+	}
+	if t.unsorted || len(cur) > 0 {
+		out := cur[:0]
+		for _, h := range cur {
+			if n := len(out); n > 0 && out[n-1].line == h.line {
+				out[n-1].hit = out[n-1].hit || h.hit
+				continue
+			}
+			out = append(out, h)
+		}
+		cur = out
+	}
+	t.cur, t.unsorted = t.cur[:0], false
+	sum, seen := t.sums[path]
+	if seen {
+		cur = mergeLineHits(sum.decode(nil), cur)
+		t.bytes -= sum.size()
+	} else {
+		sum = &lineSummary{file: len(t.files)}
+		t.sums[path] = sum
+		t.files = append(t.files, decide.FileCoverage{Path: path})
+	}
+	var covered int64
+	for _, h := range cur {
+		if h.hit {
+			covered++
+		}
+	}
+	t.files[sum.file].Covered, t.files[sum.file].Total = covered, int64(len(cur))
+	sum.encode(cur)
+	t.bytes += sum.size()
+	if t.bytes > maxMergeBytes {
+		return decide.LineError(t.name, errLine, "too many distinct lines to merge (over %d MiB of line maps)", maxMergeBytes>>20)
+	}
+	return nil
+}
+
+// facts returns the totals.
+func (t *lineTally) facts(format Format) *decide.CoverageFacts {
+	f := &decide.CoverageFacts{Format: string(format), Files: t.files}
+	for _, fc := range t.files {
+		f.Covered += fc.Covered
+		f.Total += fc.Total
+	}
+	return f
+}
+
+// mergeLineHits merges two sorted, duplicate-free lists.
+func mergeLineHits(a, b []lineHit) []lineHit {
+	out := make([]lineHit, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].line < b[j].line:
+			out = append(out, a[i])
+			i++
+		case a[i].line > b[j].line:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, lineHit{a[i].line, a[i].hit || b[j].hit})
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+func (s *lineSummary) size() int64 {
+	return int64(8*(len(s.inst)+len(s.hits)) + 4*len(s.lines))
+}
+
+// encode stores a sorted, duplicate-free list: dense bitmaps when the lines
+// fill at least one in sixteen of their span, else the sorted list.
+func (s *lineSummary) encode(hs []lineHit) {
+	s.inst, s.hits, s.lines = nil, nil, nil
+	if len(hs) == 0 {
+		return
+	}
+	lo, hi := hs[0].line, hs[len(hs)-1].line
+	span := int64(hi) - int64(lo) + 1
+	if span <= 16*int64(len(hs)) {
+		s.min = lo
+		words := (span + 63) / 64
+		s.inst = make([]uint64, words)
+		s.hits = make([]uint64, words)
+		for _, h := range hs {
+			i := h.line - lo
+			s.inst[i/64] |= 1 << (i % 64)
+			if h.hit {
+				s.hits[i/64] |= 1 << (i % 64)
+			}
+		}
+		return
+	}
+	s.lines = make([]uint32, len(hs))
+	s.hits = make([]uint64, (len(hs)+63)/64)
+	for i, h := range hs {
+		s.lines[i] = h.line
+		if h.hit {
+			s.hits[i/64] |= 1 << (i % 64)
+		}
+	}
+}
+
+// decode appends the stored lines to dst, sorted.
+func (s *lineSummary) decode(dst []lineHit) []lineHit {
+	if s.lines != nil {
+		for i, l := range s.lines {
+			dst = append(dst, lineHit{l, s.hits[i/64]&(1<<(i%64)) != 0})
+		}
+		return dst
+	}
+	for w, word := range s.inst {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &^= 1 << b
+			i := w*64 + b
+			dst = append(dst, lineHit{s.min + uint32(i), s.hits[w]&(1<<b) != 0})
+		}
+	}
+	return dst
+}
