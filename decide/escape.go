@@ -61,10 +61,14 @@ func escText(s string, max int, block bool) string {
 	} else {
 		rs = []rune(strings.TrimSpace(string(rs)))
 	}
+	return escRunes(rs, true)
+}
+
+// escRunes escapes cleaned text; lineStart tells whether it begins a line.
+func escRunes(rs []rune, lineStart bool) string {
 	colons := escSchemeColons(rs)
 	var b strings.Builder
 	b.Grow(len(rs) + len(rs)/4)
-	lineStart := true
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
 		if lineStart {
