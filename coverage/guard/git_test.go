@@ -82,13 +82,13 @@ func TestFromGit(t *testing.T) {
 		"sub/staged.txt": "old\n",
 	})
 	writeFiles(t, dir, map[string]string{
-		"a_test.go":            "package a\n\nfunc TestA(t *testing.T) {}\n",
-		"gone.go":              "<delete>",
-		"new_test.go":          "package a\n",
-		"sub/testdata/x.json":  "{}\n",
-		"cover.out":            "mode: set\n",
-		"sub/staged.txt":       "new\n",
-		"name with space.txt":  "x\n",
+		"a_test.go":             "package a\n\nfunc TestA(t *testing.T) {}\n",
+		"gone.go":               "<delete>",
+		"new_test.go":           "package a\n",
+		"sub/testdata/x.json":   "{}\n",
+		"cover.out":             "mode: set\n",
+		"sub/staged.txt":        "new\n",
+		"name with space.txt":   "x\n",
 		"sub/\u00e9t\u00e9.txt": "summer\n",
 	})
 	gitRun(t, dir, "add", "sub/staged.txt")
