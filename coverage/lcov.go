@@ -119,6 +119,7 @@ func lcovDA(b []byte) (line uint32, hit bool, err string) {
 	}
 	return uint32(v), hit, ""
 }
+
 // maxMergeBytes caps the memory kept to merge files that appear in several
 // records (LCOV) or classes (Cobertura). Realistic reports need a few bits
 // per source line; only hostile ones come near it.
