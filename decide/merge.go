@@ -207,7 +207,7 @@ func MergeCoverage(a, b *CoverageFacts) *CoverageFacts {
 	if out.Framework == "" {
 		out.Framework = b.Framework
 	}
-	if a.Total == 0 && b.Total == 0 {
+	if a.Total == 0 && b.Total == 0 && len(a.Files) == 0 && len(b.Files) == 0 {
 		// Only percentages: keep the first stated one.
 		out.Percent = a.Percent
 		if out.Percent == nil {
