@@ -1,12 +1,536 @@
 package coverage
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
 
-// ReadJUnit reads a JUnit XML test report.
+// Limits of the JUnit reader.
+const (
+	// JUnitMaxCases is the number of test cases a report may hold.
+	JUnitMaxCases = 200_000
+	// JUnitMaxToken caps one XML token (a text node, a CDATA section, a
+	// tag with its attributes), so that one huge system-out cannot exhaust
+	// memory.
+	JUnitMaxToken = 64 << 20
+	// JUnitMaxMessage caps the message kept for one failing or skipped
+	// case.
+	JUnitMaxMessage = 2 << 10
+
+	junitMaxName   = 1 << 10 // classname, name and file attributes
+	junitMaxText   = 8 << 10 // failure text read for the message and category
+	junitMaxSysOut = 16 << 10
+)
+
+// ReadJUnit reads a JUnit XML test report as written by gotestsum and
+// go-junit-report, jest-junit, Vitest's junit reporter, pytest --junitxml
+// (xunit1 and xunit2), Maven Surefire and Gradle. The root is <testsuites>
+// or a bare <testsuite>; suites may nest.
+//
+// Every <testcase> becomes one decide.TestCase:
+//   - Name is classname + "." + name; the innermost suite name stands in
+//     for an empty classname, and a classname equal to the name (jest-junit's
+//     default templates) is not repeated. Names are stable across runs.
+//   - A case with <failure> or <error> failed; Surefire's <rerunFailure> and
+//     <rerunError> (every rerun failed) also count as failed, while
+//     <flakyFailure> and <flakyError> (a rerun passed) do not. A case with
+//     <skipped> and no failure is skipped; any other case passed.
+//   - Message is the failure's message attribute, or, when that is absent or
+//     a placeholder such as "Failed" (gotestsum, go-junit-report), the first
+//     lines of the element text without go test's "=== RUN"/"--- FAIL"
+//     lines; at most JUnitMaxMessage bytes. A Go panic that go-junit-report
+//     puts in the suite's <system-out> is given to the suite's failed cases
+//     that carry no text of their own.
+//   - Category is Categorize of the type and message attributes, else of
+//     the element text without stack frames.
+//
+// Passed, Failed and Skipped are counted from the cases. The tests,
+// failures, errors and skipped attributes of the suites are not read: the
+// tools disagree on them (gotestsum counts parent tests, jest-junit omits
+// errors, Surefire counts flakes as passed) and the cases are what the
+// coverage guard compares, so the totals always equal the cases listed.
+//
+// A document whose root is not a JUnit element, malformed XML, a DTD, more
+// than JUnitMaxCases cases or a token over JUnitMaxToken bytes is an error
+// naming the file and line.
 func ReadJUnit(name string, r io.Reader) (*decide.TestFacts, error) {
-	return nil, decide.LineError(name, 0, "JUnit reader not implemented yet")
+	lr := &junitLimitReader{r: bufio.NewReaderSize(r, 64<<10)}
+	rd := &junitReader{name: name, lr: lr, d: xmlsafe.NewDecoder(lr)}
+	if err := rd.read(); err != nil {
+		return nil, err
+	}
+	facts := &decide.TestFacts{Cases: rd.cases}
+	for _, c := range rd.cases {
+		switch c.Status {
+		case decide.Passed:
+			facts.Passed++
+		case decide.Failed:
+			facts.Failed++
+		case decide.Skipped:
+			facts.Skipped++
+		}
+	}
+	return facts, nil
+}
+
+// junitLimitReader counts the bytes handed to the XML decoder and refuses
+// to hand out more than JUnitMaxToken bytes past the end of the last token.
+// It is an io.ByteReader, so encoding/xml reads from it without buffering
+// of its own and the count is exact.
+type junitLimitReader struct {
+	r    *bufio.Reader
+	n    int64 // bytes read
+	mark int64 // offset at the end of the last token
+}
+
+var errJUnitToken = fmt.Errorf("XML token longer than %d MiB", JUnitMaxToken>>20)
+
+func (l *junitLimitReader) ReadByte() (byte, error) {
+	if l.n-l.mark >= JUnitMaxToken {
+		return 0, errJUnitToken
+	}
+	b, err := l.r.ReadByte()
+	if err == nil {
+		l.n++
+	}
+	return b, err
+}
+
+func (l *junitLimitReader) Read(p []byte) (int, error) {
+	room := JUnitMaxToken - (l.n - l.mark)
+	if room <= 0 {
+		return 0, errJUnitToken
+	}
+	if int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	return n, err
+}
+
+// junitReader holds the state of one ReadJUnit call.
+type junitReader struct {
+	name   string
+	lr     *junitLimitReader
+	d      *xmlsafe.Decoder
+	cases  []decide.TestCase
+	suites []junitSuite // open <testsuite> elements, innermost last
+}
+
+// junitSuite is an open <testsuite>.
+type junitSuite struct {
+	name string
+	bare []int // indexes of failed cases without text of their own
+}
+
+// token returns the next token and moves the token mark.
+func (rd *junitReader) token() (xml.Token, error) {
+	tok, err := rd.d.Token()
+	rd.lr.mark = rd.lr.n
+	if err != nil {
+		return nil, rd.fail(err)
+	}
+	return tok, nil
+}
+
+// text reads the text of the element just opened, at most limit bytes.
+func (rd *junitReader) text(limit int) (string, error) {
+	var buf []byte
+	for depth := 1; depth > 0; {
+		tok, err := rd.token()
+		if err != nil {
+			return "", err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			if room := limit - len(buf); room > 0 {
+				buf = append(buf, t[:min(len(t), room)]...)
+			}
+		}
+	}
+	return string(buf), nil
+}
+
+// skip skips the rest of the element just opened.
+func (rd *junitReader) skip() error {
+	_, err := rd.text(0)
+	return err
+}
+
+// fail turns a decoding error into a one-line ParseError.
+func (rd *junitReader) fail(err error) error {
+	if err == io.EOF {
+		return decide.LineError(rd.name, rd.d.Line(), "unexpected end of file in JUnit XML")
+	}
+	var pe *decide.ParseError
+	if errors.As(err, &pe) {
+		return err
+	}
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return decide.LineError(rd.name, se.Line, "malformed JUnit XML: %s", junitOneLine(se.Msg))
+	}
+	return &decide.ParseError{File: rd.name, Line: rd.d.Line(), Offset: -1, Msg: "reading JUnit XML", Err: junitOneLineErr{err}}
+}
+
+// junitOneLineErr keeps an underlying error for errors.Is while rendering
+// it on one line.
+type junitOneLineErr struct{ err error }
+
+func (e junitOneLineErr) Error() string { return junitOneLine(e.err.Error()) }
+func (e junitOneLineErr) Unwrap() error { return e.err }
+
+// read reads the whole document.
+func (rd *junitReader) read() error {
+	rootSeen := false
+	for {
+		tok, err := rd.d.Token()
+		rd.lr.mark = rd.lr.n
+		if err == io.EOF {
+			if !rootSeen {
+				return decide.LineError(rd.name, rd.d.Line(), "empty document: want a JUnit <testsuites> or <testsuite> element")
+			}
+			return nil
+		}
+		if err != nil {
+			return rd.fail(err)
+		}
+		if cd, ok := tok.(xml.CharData); ok && len(bytes.TrimSpace(cd)) > 0 {
+			where := "before"
+			if rootSeen {
+				where = "after"
+			}
+			return decide.LineError(rd.name, rd.d.Line(), "not a JUnit report: text %s the root element, want only <testsuites> or <testsuite>", where)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		if rootSeen {
+			return decide.LineError(rd.name, rd.d.Line(), "second root element <%s> after the JUnit report", junitClip(se.Name.Local, 64))
+		}
+		rootSeen = true
+		switch se.Name.Local {
+		case "testsuites":
+			err = rd.container()
+		case "testsuite":
+			err = rd.suite(se)
+		default:
+			return decide.LineError(rd.name, rd.d.Line(), "not a JUnit report: root element <%s>, want <testsuites> or <testsuite>", junitClip(se.Name.Local, 64))
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// container reads the children of <testsuites> up to its end.
+func (rd *junitReader) container() error {
+	for {
+		tok, err := rd.token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "testsuite":
+				err = rd.suite(t)
+			case "testsuites":
+				err = rd.container()
+			case "testcase":
+				err = rd.testcase(t)
+			default:
+				err = rd.skip()
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// suite reads one <testsuite> up to its end.
+func (rd *junitReader) suite(start xml.StartElement) error {
+	rd.suites = append(rd.suites, junitSuite{name: junitClip(strings.TrimSpace(junitAttr(start, "name")), junitMaxName)})
+	defer func() { rd.suites = rd.suites[:len(rd.suites)-1] }()
+	for {
+		tok, err := rd.token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "testsuite":
+				err = rd.suite(t)
+			case "testcase":
+				err = rd.testcase(t)
+			case "system-out", "system-err":
+				err = rd.suiteOutput()
+			default:
+				err = rd.skip()
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// suiteOutput reads a suite's <system-out> or <system-err>. go-junit-report
+// puts the output of a test binary that panicked there, not in the
+// failure; the panic line is given to the failed cases without text.
+func (rd *junitReader) suiteOutput() error {
+	s := &rd.suites[len(rd.suites)-1]
+	if len(s.bare) == 0 {
+		return rd.skip()
+	}
+	out, err := rd.text(junitMaxSysOut)
+	if err != nil {
+		return err
+	}
+	i := strings.Index(out, "panic: ")
+	if i < 0 || (i > 0 && out[i-1] != '\n') {
+		return nil
+	}
+	msg := junitExcerpt(out[i:], JUnitMaxMessage)
+	cat := Categorize(junitDropFrames(msg))
+	for _, k := range s.bare {
+		rd.cases[k].Message = msg
+		rd.cases[k].Category = cat
+	}
+	s.bare = nil
+	return nil
+}
+
+// junitOutcome is what the children of one <testcase> said.
+type junitOutcome struct {
+	status      decide.TestStatus
+	typ, msg    string // attributes of the first failure or skip
+	text        string // its element text, capped
+	failureSeen bool
+}
+
+// testcase reads one <testcase> up to its end.
+func (rd *junitReader) testcase(start xml.StartElement) error {
+	if len(rd.cases) >= JUnitMaxCases {
+		return decide.LineError(rd.name, rd.d.Line(), "more than %d test cases", JUnitMaxCases)
+	}
+	out := junitOutcome{status: decide.Passed}
+	for done := false; !done; {
+		tok, err := rd.token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.EndElement:
+			done = true
+		case xml.StartElement:
+			if err := rd.outcome(t, &out); err != nil {
+				return err
+			}
+		}
+	}
+	c := decide.TestCase{
+		Name:   rd.caseName(start),
+		File:   junitClip(strings.TrimSpace(junitAttr(start, "file")), junitMaxName),
+		Status: out.status,
+	}
+	switch out.status {
+	case decide.Failed:
+		c.Message, c.Category = junitFailure(out)
+		if junitIsPlaceholder(out.msg) && strings.TrimSpace(out.text) == "" && len(rd.suites) > 0 {
+			s := &rd.suites[len(rd.suites)-1]
+			s.bare = append(s.bare, len(rd.cases))
+		}
+	case decide.Skipped:
+		c.Message = junitMessage(out)
+	}
+	rd.cases = append(rd.cases, c)
+	return nil
+}
+
+// outcome reads one child element of a <testcase> into out.
+func (rd *junitReader) outcome(t xml.StartElement, out *junitOutcome) error {
+	switch t.Name.Local {
+	case "failure", "error", "rerunFailure", "rerunError":
+		if out.failureSeen {
+			return rd.skip()
+		}
+		text, err := rd.text(junitMaxText)
+		if err != nil {
+			return err
+		}
+		out.failureSeen = true
+		out.status = decide.Failed
+		out.typ, out.msg, out.text = junitAttr(t, "type"), junitAttr(t, "message"), text
+		return nil
+	case "skipped":
+		if out.failureSeen || out.status == decide.Skipped {
+			return rd.skip()
+		}
+		text, err := rd.text(junitMaxText)
+		if err != nil {
+			return err
+		}
+		out.status = decide.Skipped
+		out.typ, out.msg, out.text = junitAttr(t, "type"), junitAttr(t, "message"), text
+		return nil
+	}
+	// flakyFailure, flakyError (a rerun passed), system-out, system-err,
+	// properties and anything else: not an outcome.
+	return rd.skip()
+}
+
+// caseName returns the qualified name of a <testcase>.
+func (rd *junitReader) caseName(start xml.StartElement) string {
+	class := strings.TrimSpace(junitAttr(start, "classname"))
+	name := strings.TrimSpace(junitAttr(start, "name"))
+	if class == "" && len(rd.suites) > 0 {
+		class = rd.suites[len(rd.suites)-1].name
+	}
+	switch {
+	case class == "" || class == name:
+		return junitClip(name, junitMaxName)
+	case name == "":
+		return junitClip(class, junitMaxName)
+	}
+	return junitClip(class+"."+name, junitMaxName)
+}
+
+// junitFailure returns the message and category of a failure.
+func junitFailure(out junitOutcome) (msg, cat string) {
+	msg = junitMessage(out)
+	head := strings.TrimSpace(out.msg)
+	if junitIsPlaceholder(head) {
+		head = ""
+	}
+	if typ := strings.TrimSpace(out.typ); typ != "" && !strings.HasPrefix(head, typ) {
+		head = strings.TrimSpace(typ + ": " + head)
+	}
+	if head != "" {
+		if cat = Categorize(head); cat != CategoryOther {
+			return msg, cat
+		}
+	}
+	return msg, Categorize(junitDropFrames(junitClean(out.text)))
+}
+
+// junitMessage returns the message of a failure or skip: the message
+// attribute unless it is a placeholder, else the first lines of the text.
+func junitMessage(out junitOutcome) string {
+	if m := strings.TrimSpace(out.msg); !junitIsPlaceholder(m) {
+		return junitExcerpt(m, JUnitMaxMessage)
+	}
+	if t := junitClean(out.text); t != "" {
+		return junitExcerpt(t, JUnitMaxMessage)
+	}
+	return strings.TrimSpace(out.msg)
+}
+
+// junitIsPlaceholder reports a message attribute that says nothing: empty,
+// or the fixed words gotestsum and go-junit-report write.
+func junitIsPlaceholder(m string) bool {
+	switch strings.ToLower(strings.TrimSpace(m)) {
+	case "", "failed", "failure", "error", "skipped", "skip":
+		return true
+	}
+	return false
+}
+
+// junitClean drops go test's progress lines ("=== RUN", "--- FAIL: ...")
+// and surrounding blank lines from a failure text.
+func junitClean(s string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(s, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "=== RUN") || strings.HasPrefix(l, "=== PAUSE") ||
+			strings.HasPrefix(l, "=== CONT") || strings.HasPrefix(l, "=== NAME") ||
+			strings.HasPrefix(l, "--- FAIL:") || strings.HasPrefix(l, "--- SKIP:") ||
+			strings.HasPrefix(l, "--- PASS:") {
+			continue
+		}
+		b.WriteString(strings.TrimRight(line, " \t\r"))
+		b.WriteByte('\n')
+	}
+	return strings.Trim(b.String(), "\n")
+}
+
+// junitDropFrames drops stack-frame lines ("at ...", "❯ ...", Go's tab
+// indented file lines) so that paths such as node_modules/jest-mock do not
+// steer the category.
+func junitDropFrames(s string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(s, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "at ") || strings.HasPrefix(l, "❯ ") || strings.HasPrefix(line, "\t") {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// junitExcerpt returns s trimmed and cut to at most limit bytes, at a
+// line end when one is near, never inside a UTF-8 sequence.
+func junitExcerpt(s string, limit int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if nl := strings.LastIndexByte(s[:cut], '\n'); nl > limit/2 {
+		cut = nl
+	}
+	return strings.TrimSpace(s[:cut]) + " …"
+}
+
+// junitClip cuts s to at most limit bytes at a rune boundary.
+func junitClip(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// junitOneLine folds an error text onto one line.
+func junitOneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// junitAttr returns the value of the attribute named local, or "".
+func junitAttr(se xml.StartElement, local string) string {
+	for _, a := range se.Attr {
+		if a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
 }

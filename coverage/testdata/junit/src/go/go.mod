@@ -1,0 +1,3 @@
+module example.com/junitdemo
+
+go 1.24
