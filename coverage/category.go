@@ -82,7 +82,7 @@ var catRules = []catRule{
 		"AssertionError", "AssertionFailedError", "ComparisonFailure", "AssertionFailure", "assert ",
 		"but was:", "expected:<", "Expected: ", "did not match", "are not equal",
 	}, []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\bgot\b.*\bwant\b|\bwant\b.*\bgot\b`),                                                         // Go testing
+		regexp.MustCompile(`(?i)\bgot\b.*\bwant\b|\bwant\b.*\bgot\b|=[^\n]*, want\b`),                                         // Go testing
 		regexp.MustCompile(`(?i)\bexpected\b.*\b(to (be|equal|deeply equal|have|contain|include|match)|but (got|was|found))`), // chai, Java
 		regexp.MustCompile(`(?i)\bexpected\b.*\bactual\b`),
 	}},
