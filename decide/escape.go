@@ -52,7 +52,7 @@ func EscapeBlock(s string) string { return escText(s, escBlockRunes, true) }
 
 // escText cleans s (see escClean), caps it at max runes and escapes it.
 func escText(s string, max int, block bool) string {
-	rs := escClean(s, block)
+	rs := escClean(s, block, max)
 	if max > 0 && len(rs) > max {
 		rs = append(rs[:max-1:max-1], '…')
 	}
@@ -149,9 +149,16 @@ func escLineStart(b *strings.Builder, rs []rune) int {
 // invalid UTF-8 into U+FFFD and normalizes line breaks: in block mode
 // CRLF, CR, U+2028 and U+2029 become "\n"; otherwise every line break
 // and tab becomes a space.
-func escClean(s string, block bool) []rune {
-	out := make([]rune, 0, utf8.RuneCountInString(s))
-	for i := 0; i < len(s); {
+//
+// With max > 0 it stops after max+1 runes: enough to tell that the text
+// is longer than the cap.
+func escClean(s string, block bool, max int) []rune {
+	size := len(s)
+	if max > 0 && size > 4*(max+1) {
+		size = 4 * (max + 1)
+	}
+	out := make([]rune, 0, size)
+	for i := 0; i < len(s) && (max <= 0 || len(out) <= max); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
@@ -186,9 +193,11 @@ func escClean(s string, block bool) []rune {
 // joiner (emoji sequences) and non-joiner (some scripts).
 func escDropped(r rune) bool {
 	switch {
+	case r < 0x7f:
+		return r < 0x20
 	case r == 0x200c, r == 0x200d:
 		return false
-	case r < 0x20, r >= 0x7f && r < 0xa0:
+	case r < 0xa0:
 		return true
 	case unicode.Is(unicode.Cf, r):
 		return true // U+200B–U+200F, U+202A–U+202E, U+2066–U+2069, U+FEFF, …

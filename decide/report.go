@@ -50,6 +50,7 @@ var repLevels = []repLimits{
 	{20, 100, 500, 500, escBlockRunes, 200, 100, 50},
 	{10, 50, 200, 300, 2000, 100, 50, 20},
 	{5, 30, 50, 200, 1000, 50, 20, 10},
+	{4, 25, 30, 150, 700, 30, 15, 8},
 	{3, 20, 20, 120, 500, 20, 10, 5},
 	{1, 0, 5, 80, 300, 10, 5, 3},
 	{1, 0, 0, 60, 200, 5, 3, 0},
@@ -104,6 +105,10 @@ type repWriter struct {
 	o   ReportOptions
 	lim repLimits
 }
+
+// full reports whether the report already exceeds the size limit, so that
+// long lists can stop early: such a rendering is discarded anyway.
+func (r *repWriter) full() bool { return r.o.MaxBytes > 0 && r.b.Len() > r.o.MaxBytes }
 
 func (r *repWriter) printf(format string, args ...any) { fmt.Fprintf(&r.b, format, args...) }
 
@@ -262,9 +267,13 @@ func (r *repWriter) analysis() {
 	d := r.d
 	c := d.Counts
 	r.line("### Analysis\n")
-	r.line("| critical | high | medium | low | total |")
-	r.line("|---:|---:|---:|---:|---:|")
-	r.printf("| %d | %d | %d | %d | %d |\n\n", c.Critical, c.High, c.Medium, c.Low, c.Total())
+	// Validation and coverage judge checks and tests: their severity table
+	// only shows when some evidence had findings.
+	if c.Total() > 0 || len(d.Findings) > 0 || d.Loop != Validation && d.Loop != Coverage {
+		r.line("| critical | high | medium | low | total |")
+		r.line("|---:|---:|---:|---:|---:|")
+		r.printf("| %d | %d | %d | %d | %d |\n\n", c.Critical, c.High, c.Medium, c.Low, c.Total())
+	}
 	r.findings()
 	r.dimensions()
 	r.checks()
@@ -330,6 +339,9 @@ func (r *repWriter) findings() {
 			r.printf("**%s** · %d\n\n", r.link(g.file, 0, r.text(g.file)), len(g.items))
 		}
 		for _, f := range g.items {
+			if r.full() {
+				return
+			}
 			if left == 0 {
 				break
 			}
@@ -396,7 +408,7 @@ func (r *repWriter) dimensions() {
 		if dm.Max != nil {
 			score += " / " + repNum(*dm.Max, 1)
 		}
-		r.printf("| %s | %s |\n", r.text(dm.Name), score)
+		r.printf("| %s | %s |\n", repDash(r.text(dm.Name)), score)
 	}
 	r.more(len(ds)-n, "dimensions")
 	r.line("")
@@ -416,7 +428,7 @@ func (r *repWriter) checks() {
 		if c.Total != nil {
 			total = strconv.Itoa(*c.Total)
 		}
-		r.printf("| %s | %s | %d | %s |\n", r.text(c.Name), r.text(c.Status), c.Failed, total)
+		r.printf("| %s | %s | %d | %s |\n", repDash(r.text(c.Name)), repDash(r.text(c.Status)), c.Failed, total)
 	}
 	r.more(len(cs)-n, "checks")
 	r.line("")
@@ -442,7 +454,7 @@ func (r *repWriter) metrics() {
 			}
 			return repNum(*p, 2) + unit
 		}
-		r.printf("| %s | %s | %s | %s |\n", r.text(m.Name), val(m.Before), val(m.After), repChange(m.Before, m.After, unit))
+		r.printf("| %s | %s | %s | %s |\n", repDash(r.text(m.Name)), val(m.Before), val(m.After), repChange(m.Before, m.After, unit))
 	}
 	r.more(len(ms)-n, "metrics")
 	r.line("")
@@ -496,11 +508,14 @@ func (r *repWriter) failures() {
 	r.line("| test | file | category | message |")
 	r.line("|---|---|---|---|")
 	for _, f := range fs[:n] {
-		file := r.text(f.File)
+		if r.full() {
+			return
+		}
+		file := repDash(r.text(f.File))
 		if f.File != "" {
 			file = r.link(f.File, 0, file)
 		}
-		r.printf("| %s | %s | %s | %s |\n", r.text(f.Name), file, r.text(f.Category), r.text(f.Message))
+		r.printf("| %s | %s | %s | %s |\n", repDash(r.text(f.Name)), file, repDash(r.text(f.Category)), repDash(r.text(f.Message)))
 	}
 	r.more(len(fs)-n, "failing tests")
 	r.line("")
@@ -523,6 +538,9 @@ func (r *repWriter) decision() {
 	n := repCut(len(d.Tasks), r.lim.tasks)
 	r.printf("#### Tasks (%d)\n\n", len(d.Tasks))
 	for _, t := range d.Tasks[:n] {
+		if r.full() {
+			return
+		}
 		r.printf("**%s**", r.text(t.ID))
 		var meta []string
 		if t.Type != "" {
@@ -596,6 +614,9 @@ func (r *repWriter) history() {
 		r.collapsed(old, series)
 	}
 	for _, rec := range full {
+		if r.full() {
+			return
+		}
 		val := "—"
 		if v, ok := series.value(rec); ok {
 			val = repNum(v, 1)
@@ -606,8 +627,8 @@ func (r *repWriter) history() {
 		}
 		c := rec.Counts
 		r.printf("| %d | %s | %s | %s | %s | %d/%d/%d/%d | %s | %s | %s |\n",
-			rec.N, r.text(repShort(rec.SHA)), r.text(string(rec.Decision)), verdict, val,
-			c.Critical, c.High, c.Medium, c.Low, r.idList(rec.Tasks), r.issueList(rec.Issues), r.text(repShort(rec.Commit)))
+			rec.N, repDash(r.text(repShort(rec.SHA))), repDash(r.text(string(rec.Decision))), repDash(verdict), val,
+			c.Critical, c.High, c.Medium, c.Low, r.idList(rec.Tasks), r.issueList(rec.Issues), repDash(r.text(repShort(rec.Commit))))
 	}
 	r.line("")
 	if r.lim.chartRounds != 0 {
@@ -702,6 +723,9 @@ func (r *repWriter) reasoning() {
 func (r *repWriter) list(items []string, what string) {
 	n := repCut(len(items), r.lim.items)
 	for _, s := range items[:n] {
+		if r.full() {
+			return
+		}
 		r.printf("- %s\n", repRich(s, r.lim.msgRunes))
 	}
 	r.more(len(items)-n, what)
@@ -724,7 +748,9 @@ func (r *repWriter) next() {
 				"`/gc abort" + id + "` — stop the loop",
 			}
 		case d.Outcome == Fix:
-			steps = []string{"the generator's next round addresses the findings; gcloop judges it on the next push"}
+			steps = []string{"the generator's next round addresses this report; gcloop judges it on the next push"}
+		case d.Forced || d.Stalled:
+			steps = []string{"the loop stopped without meeting its goal: read the reasons and notes before merging"}
 		default:
 			steps = []string{"none: the loop is done"}
 		}
@@ -741,7 +767,7 @@ func (r *repWriter) next() {
 // (short, printable ASCII without `<`, `>`, `&`, `@`, `\`, `|`, `$` or the
 // marker keyword); everything else is escaped like EscapeInline.
 func repRich(s string, max int) string {
-	rs := escClean(s, false)
+	rs := escClean(s, false, max)
 	if max > 0 && len(rs) > max {
 		rs = append(rs[:max-1:max-1], '…')
 	}
@@ -784,6 +810,14 @@ func repWord(s string) string {
 	}
 	if !repSafeCode(s) || strings.ContainsRune(s, '`') {
 		return "?"
+	}
+	return s
+}
+
+// repDash stands in for an empty table cell.
+func repDash(s string) string {
+	if s == "" {
+		return "—"
 	}
 	return s
 }
