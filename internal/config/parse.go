@@ -41,12 +41,12 @@ func Parse(name string, r io.Reader) (f *File, err error) {
 		if errors.Is(err, io.EOF) {
 			return &File{Name: name, Loops: map[string]*Section{}}, nil
 		}
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, err, data)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return nil, yamlError(name, err)
+			return nil, yamlError(name, err, data)
 		}
 		return nil, decide.LineError(name, extra.Line, "a second YAML document: the file holds one")
 	}
@@ -57,20 +57,54 @@ func Parse(name string, r io.Reader) (f *File, err error) {
 	return p.file(&doc)
 }
 
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// yamlError turns a yaml.v3 syntax error into a one-line ParseError.
-func yamlError(name string, err error) error {
+// parserProblems are the problems yaml.v3's parser (as opposed to its
+// scanner) reports. yaml.v3 prints their line 0-based, and the scanner's
+// 1-based; it omits the line altogether when the 0-based line is 0.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// yamlError turns a yaml.v3 syntax error into a one-line ParseError with a
+// 1-based line. A problem found at the end of the input is put on the last
+// line of data.
+func yamlError(name string, err error, data []byte) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			if parserProblems[m[2]] {
+				n++
+			}
+			last := bytes.Count(data, []byte("\n"))
+			if len(data) > 0 && data[len(data)-1] != '\n' {
+				last++
+			}
+			n = max(min(n, last), 1)
 			return decide.LineError(name, n, "invalid YAML: %s", m[2])
 		}
 	}
-	return decide.LineError(name, 0, "invalid YAML: %s", msg)
+	switch {
+	case strings.HasPrefix(msg, "unknown anchor "):
+		// Raised after parsing, without a line; anchors are refused anyway.
+		return decide.LineError(name, 0, "aliases are not allowed (%s)", msg)
+	case strings.HasPrefix(msg, "anchor "), strings.HasPrefix(msg, "document contains"), strings.HasPrefix(msg, "attempted to"):
+		return decide.LineError(name, 0, "invalid YAML: %s", msg)
+	}
+	return decide.LineError(name, 1, "invalid YAML: %s", msg)
 }
 
 // checkTree refuses anchors, aliases and deep nesting anywhere in the file.

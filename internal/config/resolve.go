@@ -64,7 +64,7 @@ const (
 // defaults. file may be nil. A section of the id that names another loop
 // kind is a *decide.ParseError; invalid inputs are errors naming the input.
 func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Settings, error) {
-	if _, err := decide.ParseLoop(string(loop)); err != nil || decide.Loop(string(loop)) != loop {
+	if l, err := decide.ParseLoop(string(loop)); err != nil || l != loop {
 		return Settings{}, fmt.Errorf("resolve settings: unknown loop %q", loop)
 	}
 	if id == "" {
