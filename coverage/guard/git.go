@@ -173,8 +173,14 @@ func (e *GitError) Unwrap() error { return e.Err }
 // returns its standard output. A failure is a *GitError naming the command
 // and the first line of its standard error.
 func Git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
+	return GitInput(ctx, dir, env, nil, args...)
+}
+
+// GitInput is Git with standard input read from stdin (nil: none).
+func GitInput(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
+	cmd.Stdin = stdin
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
