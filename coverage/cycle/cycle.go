@@ -58,10 +58,10 @@ type Options struct {
 
 // Measure is what one test run showed.
 type Measure struct {
-	Coverage *float64         `json:"coverage"`  // line coverage, percent
-	PassRate *float64         `json:"pass_rate"` // 0–1; nil without a test report
+	Coverage *float64          `json:"coverage"`  // line coverage, percent
+	PassRate *float64          `json:"pass_rate"` // 0–1; nil without a test report
 	Tests    *decide.TestFacts `json:"-"`
-	ExitCode int              `json:"exit_code"` // of the test command
+	ExitCode int               `json:"exit_code"` // of the test command
 }
 
 // Result is the outcome of one cycle.
