@@ -200,7 +200,7 @@ func (r *repWriter) summary() {
 	if verdict == "" {
 		verdict = "—"
 	}
-	r.printf("- **Verdict:** %s (decision `%s`)\n", verdict, repWord(string(d.Outcome)))
+	r.printf("- **Verdict:** %s · decision `%s`\n", verdict, repWord(string(d.Outcome)))
 	switch {
 	case d.Round > 0 && d.MaxRounds > 0:
 		r.printf("- **Round:** %d of %d\n", d.Round, d.MaxRounds)
@@ -274,11 +274,15 @@ func (r *repWriter) analysis() {
 		r.line("|---:|---:|---:|---:|---:|")
 		r.printf("| %d | %d | %d | %d | %d |\n\n", c.Critical, c.High, c.Medium, c.Low, c.Total())
 	}
+	mark := r.b.Len()
 	r.findings()
 	r.dimensions()
 	r.checks()
 	r.metrics()
 	r.failures()
+	if r.b.Len() == mark && c.Total() == 0 && len(d.Findings) == 0 {
+		r.line("No findings.\n")
+	}
 }
 
 // repGroup is the findings of one file.
@@ -619,7 +623,7 @@ func (r *repWriter) history() {
 		}
 		val := "—"
 		if v, ok := series.value(rec); ok {
-			val = repNum(v, 1)
+			val = repNum(v, 2)
 		}
 		verdict := r.text(rec.Verdict)
 		if rec.Stalled && !strings.Contains(rec.Verdict, "stalled") {
@@ -864,7 +868,7 @@ func repPercent(p *float64) string {
 	if p == nil {
 		return "unknown"
 	}
-	return repNum(*p, 1) + " %"
+	return repNum(*p, 2) + " %"
 }
 
 func repScale(p *float64, k float64) *float64 {
