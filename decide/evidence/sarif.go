@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/gcloop/gcloop/decide"
@@ -23,15 +23,16 @@ const MaxFindings = 5000
 
 // Limits of the SARIF reader.
 const (
-	// sarifMaxValue caps the bytes of one JSON value the reader decodes
-	// whole (a result, a rule, a skipped property) and of one token.
-	sarifMaxValue = 16 << 20
+	// sarifBufSize is the read buffer; no token needs to fit in it whole.
+	sarifBufSize = 64 << 10
 	// sarifMaxMessage caps a finding's message.
 	sarifMaxMessage = 4 << 10
-	// sarifMaxField caps file paths, rule ids and tool names.
+	// sarifMaxField caps file paths, rule ids, tool names and other strings.
 	sarifMaxField = 1 << 10
 	// sarifMaxDesc caps the rule description kept for messages given by id.
 	sarifMaxDesc = 512
+	// sarifMaxNumber caps the length of a number.
+	sarifMaxNumber = 1 << 10
 	// sarifMaxRules caps the rules kept per run; later ones are ignored.
 	sarifMaxRules = 50000
 	// sarifMaxPending caps the results held back per run when results come
@@ -40,14 +41,15 @@ const (
 	// sarifMaxGroups caps the distinct (rule, level) groups of held-back
 	// results per run.
 	sarifMaxGroups = 1 << 16
-	// sarifMaxDepth caps the nesting the reader walks token by token.
-	sarifMaxDepth = 64
+	// sarifMaxDepth caps the nesting of JSON values.
+	sarifMaxDepth = 512
 )
 
 // ReadSARIF reads a SARIF 2.1.0 log (CodeQL, gosec, semgrep, ESLint's SARIF
-// formatter, staticcheck, ...) into findings. The log is streamed: runs,
-// rules and results are read one at a time, and at most MaxFindings
-// findings are kept (the most severe; the rest are counted in
+// formatter, staticcheck, ...) into findings. The log is streamed through a
+// fixed buffer: runs, rules and results are read one at a time, values the
+// reader does not need are skipped without being held, and at most
+// MaxFindings findings are kept (the most severe; the rest are counted in
 // Evidence.Omitted).
 //
 // Severity follows DESIGN §3.6: a security-severity property (the result's
@@ -61,12 +63,9 @@ const (
 // tool is a type checker (or the rule is "typecheck") and as LintErrors
 // otherwise.
 func ReadSARIF(name string, r io.Reader) (*decide.Evidence, error) {
-	lim := &sarifLimiter{r: r}
-	dec := json.NewDecoder(lim)
 	sr := &sarifReader{
 		name: name,
-		lim:  lim,
-		dec:  dec,
+		sc:   sarifScanner{name: name, r: r, buf: make([]byte, sarifBufSize)},
 		keep: sarifKeeper{max: MaxFindings},
 		ev:   &decide.Evidence{Sources: []string{name}, Analysis: true},
 	}
@@ -76,42 +75,523 @@ func ReadSARIF(name string, r io.Reader) (*decide.Evidence, error) {
 	return sr.finish(), nil
 }
 
-// sarifLimiter counts the bytes read and fails once a read would go past
-// limit: the reader moves limit forward before each token or value, so no
-// single token or value can grow the decoder's buffer past sarifMaxValue.
-type sarifLimiter struct {
-	r     io.Reader
-	n     int64
-	limit int64
+// sarifScanner is a streaming JSON scanner over a fixed buffer. Strings are
+// unescaped into a scratch buffer up to a caller's limit while the rest is
+// consumed, so no token, however long, grows memory. It accepts exactly
+// RFC 8259 JSON (plus a leading UTF-8 byte order mark).
+type sarifScanner struct {
+	name string
+	r    io.Reader
+	buf  []byte
+	pos  int   // next unread byte in buf
+	end  int   // end of valid bytes in buf
+	base int64 // file offset of buf[0]
+	rerr error // sticky read error
+	sb   []byte
+	nb   []byte
 }
 
-var errSarifTooBig = errors.New("value too large")
+// off is the file offset of the next unread byte.
+func (s *sarifScanner) off() int64 { return s.base + int64(s.pos) }
 
-func (l *sarifLimiter) Read(p []byte) (int, error) {
-	if l.n >= l.limit {
-		return 0, errSarifTooBig
-	}
-	if room := l.limit - l.n; int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	return n, err
+// errorf returns a ParseError at offset off.
+func (s *sarifScanner) errorf(off int64, format string, args ...any) *decide.ParseError {
+	return decide.OffsetError(s.name, off, format, args...)
 }
 
-// allow lets the next token or value use up to max more bytes.
-func (l *sarifLimiter) allow(max int64) { l.limit = l.n + max }
+// fill reads more input after the unread bytes. It returns io.EOF at the end
+// of the input and a ParseError for a failing reader.
+func (s *sarifScanner) fill() error {
+	if s.rerr != nil {
+		return s.rerr
+	}
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
+		s.pos, s.end = 0, n
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				s.rerr = io.EOF
+			} else {
+				s.rerr = &decide.ParseError{File: s.name, Offset: s.base + int64(s.end), Msg: "read failed", Err: err}
+			}
+			if n > 0 {
+				return nil
+			}
+			return s.rerr
+		}
+		if n > 0 {
+			return nil
+		}
+	}
+	s.rerr = &decide.ParseError{File: s.name, Offset: s.off(), Msg: "read failed", Err: io.ErrNoProgress}
+	return s.rerr
+}
+
+// eof turns io.EOF into the error for a truncated document.
+func (s *sarifScanner) eof(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, io.EOF) {
+		return s.errorf(s.off(), "unexpected end of file, expected the rest of the JSON document")
+	}
+	return err
+}
+
+// ensure makes n unread bytes available (n ≤ len(buf)).
+func (s *sarifScanner) ensure(n int) error {
+	for s.end-s.pos < n {
+		if err := s.fill(); err != nil {
+			return s.eof(err)
+		}
+	}
+	return nil
+}
+
+// peek skips whitespace and returns the next byte without consuming it;
+// io.EOF at the end of the input.
+func (s *sarifScanner) peek() (byte, error) {
+	for {
+		for s.pos < s.end {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\n', '\r':
+				s.pos++
+			default:
+				return c, nil
+			}
+		}
+		if err := s.fill(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// next is peek for a place where a value or delimiter must follow.
+func (s *sarifScanner) next() (byte, error) {
+	c, err := s.peek()
+	return c, s.eof(err)
+}
+
+// sarifKind names the JSON value starting with c.
+func sarifKind(c byte) string {
+	switch {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a number"
+	}
+	return fmt.Sprintf("%q", c)
+}
+
+// open consumes the opening delimiter of an object ('{') or array ('[').
+func (s *sarifScanner) open(what, field string, d byte) error {
+	c, err := s.next()
+	if err != nil {
+		return err
+	}
+	if c != d {
+		return s.errorf(s.off(), "%s%s: expected %s, found %s", what, field, sarifKind(d), sarifKind(c))
+	}
+	s.pos++
+	return nil
+}
+
+// member advances to the next member of an object opened with open and
+// returns its key (valid until the next call); ok is false after the
+// closing brace. first must start true.
+func (s *sarifScanner) member(first *bool) (key []byte, ok bool, err error) {
+	c, err := s.next()
+	if err != nil {
+		return nil, false, err
+	}
+	if c == '}' {
+		s.pos++
+		return nil, false, nil
+	}
+	if !*first {
+		if c != ',' {
+			return nil, false, s.errorf(s.off(), "invalid JSON: expected ',' or '}' after an object member, found %s", sarifKind(c))
+		}
+		s.pos++
+		if c, err = s.next(); err != nil {
+			return nil, false, err
+		}
+	}
+	*first = false
+	if c != '"' {
+		return nil, false, s.errorf(s.off(), "invalid JSON: expected a string as object key, found %s", sarifKind(c))
+	}
+	key, _, err = s.str(256)
+	if err != nil {
+		return nil, false, err
+	}
+	if c, err = s.next(); err != nil {
+		return nil, false, err
+	}
+	if c != ':' {
+		return nil, false, s.errorf(s.off(), "invalid JSON: expected ':' after object key, found %s", sarifKind(c))
+	}
+	s.pos++
+	return key, true, nil
+}
+
+// elem advances to the next element of an array opened with open; ok is
+// false after the closing bracket. first must start true.
+func (s *sarifScanner) elem(first *bool) (ok bool, err error) {
+	c, err := s.next()
+	if err != nil {
+		return false, err
+	}
+	if c == ']' {
+		s.pos++
+		return false, nil
+	}
+	if !*first {
+		if c != ',' {
+			return false, s.errorf(s.off(), "invalid JSON: expected ',' or ']' after an array element, found %s", sarifKind(c))
+		}
+		s.pos++
+		if c, err = s.next(); err != nil {
+			return false, err
+		}
+		if c == ']' || c == '}' || c == ',' || c == ':' {
+			return false, s.errorf(s.off(), "invalid JSON: expected a value after ',', found %q", c)
+		}
+	}
+	*first = false
+	return true, nil
+}
+
+// sarifPlain marks the bytes a string can hold without escape handling.
+var sarifPlain = func() (t [256]bool) {
+	for i := 0x20; i < 256; i++ {
+		t[i] = i != '"' && i != '\\'
+	}
+	return t
+}()
+
+// str consumes a string (the opening quote next) and returns its unescaped
+// bytes, at most limit of them (valid until the next call); cut reports
+// that more were dropped. Invalid UTF-8 and lone surrogates become U+FFFD,
+// as encoding/json does.
+func (s *sarifScanner) str(limit int) (b []byte, cut bool, err error) {
+	start := s.off()
+	s.pos++ // the opening quote
+	s.sb = s.sb[:0]
+	for {
+		i := s.pos
+		for i < s.end && sarifPlain[s.buf[i]] {
+			i++
+		}
+		if room := limit - len(s.sb); room > 0 {
+			chunk := s.buf[s.pos:i]
+			if len(chunk) > room {
+				for room > 0 && !utf8.RuneStart(chunk[room]) {
+					room--
+				}
+				chunk, cut = chunk[:room], true
+			}
+			s.sb = append(s.sb, chunk...)
+		} else if i > s.pos {
+			cut = true
+		}
+		s.pos = i
+		if i == s.end {
+			if err := s.fill(); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil, false, s.errorf(start, "invalid JSON: string not terminated")
+				}
+				return nil, false, err
+			}
+			continue
+		}
+		switch c := s.buf[i]; {
+		case c == '"':
+			s.pos++
+			if !utf8.Valid(s.sb) {
+				s.sb = []byte(strings.ToValidUTF8(string(s.sb), "\uFFFD"))
+			}
+			return s.sb, cut, nil
+		case c < 0x20:
+			return nil, false, s.errorf(s.off(), "invalid JSON: control character %#x in string", c)
+		}
+		r, err := s.escape()
+		if err != nil {
+			return nil, false, err
+		}
+		if len(s.sb)+utf8.UTFMax <= limit {
+			s.sb = utf8.AppendRune(s.sb, r)
+		} else {
+			cut = true
+		}
+	}
+}
+
+// escape consumes one backslash escape and returns the rune it stands for.
+func (s *sarifScanner) escape() (rune, error) {
+	if err := s.ensure(2); err != nil {
+		return 0, err
+	}
+	at := s.off()
+	e := s.buf[s.pos+1]
+	s.pos += 2
+	switch e {
+	case '"', '\\', '/':
+		return rune(e), nil
+	case 'b':
+		return '\b', nil
+	case 'f':
+		return '\f', nil
+	case 'n':
+		return '\n', nil
+	case 'r':
+		return '\r', nil
+	case 't':
+		return '\t', nil
+	case 'u':
+		r, err := s.hex4(at)
+		if err != nil {
+			return 0, err
+		}
+		if utf16.IsSurrogate(r) {
+			// A high surrogate followed by \uDC00–\uDFFF is one rune.
+			if s.ensure(6) == nil && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
+				save := s.pos
+				s.pos += 2
+				r2, err := s.hex4(at)
+				if err != nil {
+					return 0, err
+				}
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					return d, nil
+				}
+				s.pos = save
+			}
+			return utf8.RuneError, nil
+		}
+		return r, nil
+	}
+	return 0, s.errorf(at, "invalid JSON: invalid escape \\%c in string", e)
+}
+
+func (s *sarifScanner) hex4(at int64) (rune, error) {
+	if err := s.ensure(4); err != nil {
+		return 0, err
+	}
+	var r rune
+	for _, c := range s.buf[s.pos : s.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, s.errorf(at, "invalid JSON: invalid \\u escape in string")
+		}
+		r = r<<4 | rune(c)
+	}
+	s.pos += 4
+	return r, nil
+}
+
+// number consumes a number and returns its text (valid until the next call).
+func (s *sarifScanner) number() ([]byte, error) {
+	start := s.off()
+	s.nb = s.nb[:0]
+	for {
+		for s.pos < s.end {
+			c := s.buf[s.pos]
+			if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+				return s.checkNumber(start)
+			}
+			if len(s.nb) >= sarifMaxNumber {
+				return nil, s.errorf(start, "number longer than %d bytes", sarifMaxNumber)
+			}
+			s.nb = append(s.nb, c)
+			s.pos++
+		}
+		if err := s.fill(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return s.checkNumber(start)
+			}
+			return nil, err
+		}
+	}
+}
+
+// checkNumber validates the JSON number grammar of s.nb.
+func (s *sarifScanner) checkNumber(start int64) ([]byte, error) {
+	b := s.nb
+	i := 0
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return nil, s.errorf(start, "invalid JSON: invalid number %q", sarifCap(string(b), 40))
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return nil, s.errorf(start, "invalid JSON: invalid number %q", sarifCap(string(b), 40))
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return nil, s.errorf(start, "invalid JSON: invalid number %q", sarifCap(string(b), 40))
+		}
+	}
+	if i != len(b) {
+		return nil, s.errorf(start, "invalid JSON: invalid number %q", sarifCap(string(b), 40))
+	}
+	return b, nil
+}
+
+// literal consumes true, false or null.
+func (s *sarifScanner) literal() (string, error) {
+	at := s.off()
+	for _, w := range [...]string{"true", "false", "null"} {
+		if s.buf[s.pos] != w[0] {
+			continue
+		}
+		if err := s.ensure(len(w)); err != nil {
+			return "", err
+		}
+		if string(s.buf[s.pos:s.pos+len(w)]) == w {
+			s.pos += len(w)
+			return w, nil
+		}
+		break
+	}
+	return "", s.errorf(at, "invalid JSON: invalid character %q looking for a value", s.buf[s.pos])
+}
+
+// skip consumes one value of any kind.
+func (s *sarifScanner) skip(depth int) error {
+	c, err := s.next()
+	if err != nil {
+		return err
+	}
+	switch {
+	case c == '{', c == '[':
+		if depth >= sarifMaxDepth {
+			return s.errorf(s.off(), "JSON nested deeper than %d levels", sarifMaxDepth)
+		}
+		s.pos++
+		first := true
+		for {
+			var ok bool
+			if c == '{' {
+				_, ok, err = s.member(&first)
+			} else {
+				ok, err = s.elem(&first)
+			}
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return nil
+			}
+			if err := s.skip(depth + 1); err != nil {
+				return err
+			}
+		}
+	case c == '"':
+		_, _, err := s.str(0)
+		return err
+	case c == '-' || c >= '0' && c <= '9':
+		_, err := s.number()
+		return err
+	}
+	_, err = s.literal()
+	return err
+}
+
+// stringVal reads a string value of at most limit bytes (longer ones are
+// cut with "…"); null reads as "".
+func (s *sarifScanner) stringVal(what, field string, limit int) (string, error) {
+	c, err := s.next()
+	if err != nil {
+		return "", err
+	}
+	switch c {
+	case '"':
+		b, cut, err := s.str(limit)
+		if err != nil {
+			return "", err
+		}
+		if cut {
+			return sarifCap(string(b)+"…", limit), nil
+		}
+		return string(b), nil
+	case 'n':
+		_, err := s.literal()
+		return "", err
+	}
+	return "", s.errorf(s.off(), "%s%s: expected a string, found %s", what, field, sarifKind(c))
+}
+
+// intVal reads an integer value; ok is false for null.
+func (s *sarifScanner) intVal(what, field string) (n int, ok bool, err error) {
+	c, err := s.next()
+	if err != nil {
+		return 0, false, err
+	}
+	at := s.off()
+	switch {
+	case c == '-' || c >= '0' && c <= '9':
+		b, err := s.number()
+		if err != nil {
+			return 0, false, err
+		}
+		v, err := strconv.ParseInt(string(b), 10, 32)
+		if err != nil {
+			return 0, false, s.errorf(at, "%s%s: %s is not an integer in range", what, field, sarifCap(string(b), 40))
+		}
+		return int(v), true, nil
+	case c == 'n':
+		_, err := s.literal()
+		return 0, false, err
+	}
+	return 0, false, s.errorf(at, "%s%s: expected an integer, found %s", what, field, sarifKind(c))
+}
 
 // sarifReader holds the state of one ReadSARIF call.
 type sarifReader struct {
 	name string
-	lim  *sarifLimiter
-	dec  *json.Decoder
+	sc   sarifScanner
 	keep sarifKeeper
 	ev   *decide.Evidence
 	seq  int // results read, for document order
 
-	version    string
 	sawVersion bool
 	sawRuns    bool
 	runs       int
@@ -124,236 +604,812 @@ type sarifReader struct {
 	extraRules int // rules past sarifMaxRules
 }
 
-// sarifErrorf returns a ParseError at the decoder's current offset.
-func (sr *sarifReader) errorf(format string, args ...any) error {
-	return decide.OffsetError(sr.name, sr.dec.InputOffset(), format, args...)
-}
-
-// wrap turns an error of the decoder into a ParseError at off.
-func (sr *sarifReader) wrap(off int64, what string, err error) error {
-	var pe *decide.ParseError
-	if errors.As(err, &pe) {
+// readLog reads the top-level object.
+func (sr *sarifReader) readLog() error {
+	s := &sr.sc
+	c, err := s.peek()
+	if errors.Is(err, io.EOF) {
+		return s.errorf(0, "empty file, expected a SARIF log (a JSON object)")
+	} else if err != nil {
 		return err
 	}
-	var ute *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.Is(err, errSarifTooBig):
-		return decide.OffsetError(sr.name, off, "%s: a single value is larger than %d MiB", what, sarifMaxValue>>20)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return decide.OffsetError(sr.name, sr.lim.n, "%s: unexpected end of file, expected the rest of the SARIF log", what)
-	case errors.As(err, &ute):
-		field := ute.Field
-		if field == "" {
-			field = "value"
+	if c == 0xEF { // a UTF-8 byte order mark
+		if s.ensure(3) == nil && string(s.buf[s.pos:s.pos+3]) == "\uFEFF" {
+			s.pos += 3
 		}
-		return decide.OffsetError(sr.name, off+ute.Offset, "%s: %s is a JSON %s, expected %s", what, field, ute.Value, sarifTypeName(ute.Type.String()))
-	case errors.As(err, &se):
-		return decide.OffsetError(sr.name, off, "%s: invalid JSON: %s", what, sarifTrimJSONErr(se.Error()))
-	case errors.As(err, new(*sarifValueError)):
-		return decide.OffsetError(sr.name, off, "%s: %v", what, err)
-	}
-	if strings.HasPrefix(err.Error(), "json: ") || strings.Contains(err.Error(), "exceeded max depth") {
-		return decide.OffsetError(sr.name, off, "%s: invalid JSON: %s", what, sarifTrimJSONErr(err.Error()))
-	}
-	return &decide.ParseError{File: sr.name, Offset: sr.lim.n, Msg: "read failed", Err: err}
-}
-
-func sarifTrimJSONErr(s string) string { return strings.TrimPrefix(s, "json: ") }
-
-func sarifTypeName(t string) string {
-	switch {
-	case strings.HasPrefix(t, "int"):
-		return "an integer"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
-	case t == "string":
-		return "a string"
-	case strings.HasPrefix(t, "[]"):
-		return "an array"
-	}
-	return "an object"
-}
-
-// token reads the next token with the per-value limit.
-func (sr *sarifReader) token(what string) (json.Token, error) {
-	off := sr.dec.InputOffset()
-	sr.lim.allow(sarifMaxValue)
-	t, err := sr.dec.Token()
-	if err != nil {
-		return nil, sr.wrap(off, what, err)
-	}
-	return t, nil
-}
-
-// decode decodes the next value into v with the per-value limit.
-func (sr *sarifReader) decode(what string, v any) error {
-	off := sr.dec.InputOffset()
-	sr.lim.allow(sarifMaxValue)
-	if err := sr.dec.Decode(v); err != nil {
-		return sr.wrap(off, what, err)
-	}
-	return nil
-}
-
-// sarifIgnore swallows a JSON value without keeping it.
-type sarifIgnore struct{}
-
-func (*sarifIgnore) UnmarshalJSON([]byte) error { return nil }
-
-// skip skips the next value. Arrays and objects are walked element by
-// element, so a large but shallow value (run.artifacts, say) does not have
-// to fit the per-value limit as a whole.
-func (sr *sarifReader) skip(what string, depth int) error {
-	if depth >= sarifMaxDepth {
-		return sr.decode(what, &sarifIgnore{})
-	}
-	t, err := sr.token(what)
-	if err != nil {
-		return err
-	}
-	d, ok := t.(json.Delim)
-	if !ok {
-		return nil
-	}
-	for sr.dec.More() {
-		if d == '{' {
-			if _, err := sr.token(what); err != nil {
-				return err
-			}
-		}
-		if err := sr.decode(what, &sarifIgnore{}); err != nil {
+		if c, err = s.next(); err != nil {
 			return err
 		}
 	}
-	_, err = sr.token(what) // the closing delimiter
-	return err
-}
-
-// expectDelim reads an opening delimiter.
-func (sr *sarifReader) expectDelim(what string, want json.Delim) error {
-	off := sr.dec.InputOffset()
-	t, err := sr.token(what)
-	if err != nil {
-		return err
+	if c != '{' {
+		return s.errorf(s.off(), "expected a SARIF log (a JSON object), found %s", sarifKind(c))
 	}
-	if d, ok := t.(json.Delim); !ok || d != want {
-		if ok {
-			off = sr.dec.InputOffset() - 1
-		}
-		kind := "an object"
-		if want == '[' {
-			kind = "an array"
-		}
-		return decide.OffsetError(sr.name, off, "%s: expected %s, found %s", what, kind, sarifDescribe(t))
-	}
-	return nil
-}
-
-// key reads an object key.
-func (sr *sarifReader) key(what string) (string, error) {
-	t, err := sr.token(what)
-	if err != nil {
-		return "", err
-	}
-	k, ok := t.(string)
-	if !ok {
-		return "", sr.errorf("%s: expected an object key, found %s", what, sarifDescribe(t))
-	}
-	return k, nil
-}
-
-func sarifDescribe(t json.Token) string {
-	switch v := t.(type) {
-	case json.Delim:
-		return fmt.Sprintf("%q", string(v))
-	case string:
-		return "a string"
-	case float64, json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return "a value"
-}
-
-// readLog reads the top-level object.
-func (sr *sarifReader) readLog() error {
-	sr.lim.allow(sarifMaxValue)
-	t, err := sr.dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return decide.OffsetError(sr.name, 0, "empty file, expected a SARIF log (a JSON object)")
-		}
-		return sr.wrap(0, "SARIF log", err)
-	}
-	if d, ok := t.(json.Delim); !ok || d != '{' {
-		return decide.OffsetError(sr.name, 0, "expected a SARIF log (a JSON object), found %s", sarifDescribe(t))
-	}
-	for sr.dec.More() {
-		k, err := sr.key("SARIF log")
+	s.pos++
+	for first := true; ; {
+		key, ok, err := s.member(&first)
 		if err != nil {
 			return err
 		}
-		switch k {
+		if !ok {
+			break
+		}
+		switch string(key) {
 		case "version":
-			var raw json.RawMessage
-			if err := sr.decode("version", &raw); err != nil {
-				return err
-			}
-			off := sr.dec.InputOffset() - int64(len(raw))
-			var v string
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return decide.OffsetError(sr.name, off, "version: expected the string \"2.1.0\", found %s", sarifCap(string(raw), 40))
-			}
-			sr.version, sr.sawVersion = v, true
-			if v != "2.1.0" {
-				return decide.OffsetError(sr.name, off, "SARIF version %q is not supported, expected 2.1.0", sarifCap(v, 64))
-			}
-		case "runs":
-			off := sr.dec.InputOffset()
-			t, err := sr.token("runs")
+			c, err := s.next()
 			if err != nil {
 				return err
 			}
-			if t == nil {
-				off = sr.dec.InputOffset() - int64(len("null"))
-				return decide.OffsetError(sr.name, off, "runs is null: the tool did not produce any run")
+			at := s.off()
+			if c != '"' {
+				return s.errorf(at, "version: expected the string \"2.1.0\", found %s", sarifKind(c))
 			}
-			if d, ok := t.(json.Delim); !ok || d != '[' {
-				if ok {
-					off = sr.dec.InputOffset() - 1
-				}
-				return decide.OffsetError(sr.name, off, "runs: expected an array, found %s", sarifDescribe(t))
+			v, err := s.stringVal("", "version", 64)
+			if err != nil {
+				return err
+			}
+			if v != "2.1.0" {
+				return s.errorf(at, "SARIF version %q is not supported, expected 2.1.0", v)
+			}
+			sr.sawVersion = true
+		case "runs":
+			c, err := s.next()
+			if err != nil {
+				return err
+			}
+			if c == 'n' {
+				return s.errorf(s.off(), "runs is null: the tool did not produce any run")
+			}
+			if err := s.open("", "runs", '['); err != nil {
+				return err
 			}
 			sr.sawRuns = true
-			for sr.dec.More() {
+			for first := true; ; {
+				ok, err := s.elem(&first)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					break
+				}
 				if err := sr.readRun(); err != nil {
 					return err
 				}
 			}
-			if _, err := sr.token("runs"); err != nil {
-				return err
-			}
 		default:
-			if err := sr.skip(k, 0); err != nil {
+			if err := s.skip(1); err != nil {
 				return err
 			}
 		}
 	}
-	if _, err := sr.token("SARIF log"); err != nil { // the closing brace
+	if !sr.sawRuns {
+		return s.errorf(s.off(), "not a SARIF log: the object has no \"runs\" array")
+	}
+	if _, err := s.peek(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return err
+		}
+		return s.errorf(s.off(), "unexpected data after the SARIF log")
+	}
+	return nil
+}
+
+func (sr *sarifReader) readRun() error {
+	s := &sr.sc
+	what := fmt.Sprintf("runs[%d]", sr.runs)
+	run := &sarifRun{idx: sr.runs, comps: map[int][]sarifRule{}, byID: map[string]*sarifRule{}}
+	sr.runs++
+	if err := s.open(what, "", '{'); err != nil {
 		return err
 	}
-	if !sr.sawRuns {
-		return decide.OffsetError(sr.name, sr.dec.InputOffset(), "not a SARIF log: the object has no \"runs\" array")
+	for first := true; ; {
+		key, ok, err := s.member(&first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "tool":
+			if err := sr.readTool(run, what+".tool"); err != nil {
+				return err
+			}
+		case "results":
+			if err := sr.readResults(run, what+".results"); err != nil {
+				return err
+			}
+		case "originalUriBaseIds":
+			if err := sr.readBases(run, what+".originalUriBaseIds"); err != nil {
+				return err
+			}
+		default:
+			if err := s.skip(2); err != nil {
+				return err
+			}
+		}
 	}
-	off := sr.dec.InputOffset()
-	sr.lim.allow(sarifMaxValue)
-	if _, err := sr.dec.Token(); !errors.Is(err, io.EOF) {
-		return decide.OffsetError(sr.name, off, "unexpected data after the SARIF log")
+	sr.finishRun(run)
+	return nil
+}
+
+// readBases reads originalUriBaseIds: name → {uri, uriBaseId}. Only bases
+// given as absolute file: URIs are kept, to make absolute paths relative.
+func (sr *sarifReader) readBases(run *sarifRun, what string) error {
+	s := &sr.sc
+	if c, err := s.next(); err != nil || c == 'n' {
+		if err != nil {
+			return err
+		}
+		return s.skip(2)
 	}
+	if err := s.open(what, "", '{'); err != nil {
+		return err
+	}
+	for first := true; ; {
+		key, ok, err := s.member(&first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		name := string(key)
+		var uri, parent string
+		if err := s.open(what+".", name, '{'); err != nil {
+			return err
+		}
+		for first := true; ; {
+			k, ok, err := s.member(&first)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			switch string(k) {
+			case "uri":
+				if uri, err = s.stringVal(what, ".uri", sarifMaxField); err != nil {
+					return err
+				}
+			case "uriBaseId":
+				if parent, err = s.stringVal(what, ".uriBaseId", sarifMaxField); err != nil {
+					return err
+				}
+			default:
+				if err := s.skip(4); err != nil {
+					return err
+				}
+			}
+		}
+		if p, ok := sarifFileURIPath(uri); ok && parent == "" && len(run.bases) < 64 {
+			if !strings.HasSuffix(p, "/") {
+				p += "/"
+			}
+			if run.bases == nil {
+				run.bases = map[string]string{}
+			}
+			run.bases[name] = p
+		}
+	}
+}
+
+// readTool reads tool.driver and tool.extensions with their rules.
+func (sr *sarifReader) readTool(run *sarifRun, what string) error {
+	s := &sr.sc
+	if err := s.open(what, "", '{'); err != nil {
+		return err
+	}
+	for first := true; ; {
+		key, ok, err := s.member(&first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "driver":
+			if err := sr.readComponent(run, -1, what+".driver"); err != nil {
+				return err
+			}
+		case "extensions":
+			if err := s.open(what, ".extensions", '['); err != nil {
+				return err
+			}
+			for i, first := 0, true; ; i++ {
+				ok, err := s.elem(&first)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					break
+				}
+				if err := sr.readComponent(run, i, fmt.Sprintf("%s.extensions[%d]", what, i)); err != nil {
+					return err
+				}
+			}
+		default:
+			if err := s.skip(3); err != nil {
+				return err
+			}
+		}
+	}
+	run.toolSeen = true
+	return nil
+}
+
+// readComponent reads a toolComponent: its name and its rules.
+func (sr *sarifReader) readComponent(run *sarifRun, comp int, what string) error {
+	s := &sr.sc
+	if err := s.open(what, "", '{'); err != nil {
+		return err
+	}
+	for first := true; ; {
+		key, ok, err := s.member(&first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		switch {
+		case string(key) == "name" && comp == -1:
+			if run.driver, err = s.stringVal(what, ".name", sarifMaxField); err != nil {
+				return err
+			}
+		case string(key) == "rules":
+			if err := sr.readRules(run, comp, what+".rules"); err != nil {
+				return err
+			}
+		default:
+			if err := s.skip(4); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (sr *sarifReader) readRules(run *sarifRun, comp int, what string) error {
+	s := &sr.sc
+	if c, err := s.next(); err != nil {
+		return err
+	} else if c == 'n' {
+		return s.skip(4)
+	}
+	if err := s.open(what, "", '['); err != nil {
+		return err
+	}
+	list := run.comps[comp]
+	for i, first := 0, true; ; i++ {
+		ok, err := s.elem(&first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if run.rules >= sarifMaxRules {
+			sr.extraRules++
+			if err := s.skip(5); err != nil {
+				return err
+			}
+			continue
+		}
+		rule, err := sr.readRule()
+		if err != nil {
+			return sarifPrefix(err, fmt.Sprintf("%s[%d]", what, i))
+		}
+		list = append(list, rule)
+		run.rules++
+	}
+	run.comps[comp] = list
+	// Index by id once the slice stops growing; the first rule of an id wins.
+	for i := range list {
+		if id := list[i].id; id != "" {
+			if _, dup := run.byID[id]; !dup {
+				run.byID[id] = &list[i]
+			}
+		}
+	}
+	return nil
+}
+
+// sarifPrefix puts the path of the value being read in front of a
+// ParseError's message ("runs[0].results[7]: level: ...").
+func sarifPrefix(err error, path string) error {
+	var pe *decide.ParseError
+	if errors.As(err, &pe) && pe.Err == nil && !strings.HasPrefix(pe.Msg, "invalid JSON") && !strings.HasPrefix(pe.Msg, "unexpected end") {
+		pe.Msg = path + ": " + pe.Msg
+	}
+	return err
+}
+
+// readRule reads one reportingDescriptor.
+func (sr *sarifReader) readRule() (sarifRule, error) {
+	s := &sr.sc
+	var rule sarifRule
+	var short, full, name string
+	if err := s.open("", "rule", '{'); err != nil {
+		return rule, err
+	}
+	for first := true; ; {
+		key, ok, err := s.member(&first)
+		if err != nil {
+			return rule, err
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "id":
+			rule.id, err = s.stringVal("", "id", sarifMaxField)
+		case "name":
+			name, err = s.stringVal("", "name", sarifMaxDesc)
+		case "shortDescription":
+			short, _, err = sr.readMessage("shortDescription")
+		case "fullDescription":
+			full, _, err = sr.readMessage("fullDescription")
+		case "defaultConfiguration":
+			err = sr.readObject("defaultConfiguration", func(k []byte) error {
+				if string(k) != "level" {
+					return s.skip(7)
+				}
+				at := s.off()
+				lv, err := s.stringVal("defaultConfiguration.", "level", 64)
+				if err != nil || lv == "" {
+					return err
+				}
+				var known bool
+				if rule.level, known = sarifLevel(lv); !known {
+					return s.errorf(at, "unknown defaultConfiguration.level %q (want error, warning, note or none)", lv)
+				}
+				return nil
+			})
+		case "properties":
+			var sc sarifScore
+			if sc, err = sr.readProperties(); err == nil {
+				if sev, ok := sc.severity(); ok {
+					rule.score, rule.hasScore = sev, true
+				} else if sc.bad != "" {
+					sr.badScores++
+				}
+			}
+		default:
+			err = s.skip(6)
+		}
+		if err != nil {
+			return rule, err
+		}
+	}
+	switch {
+	case short != "":
+		rule.desc = sarifCap(short, sarifMaxDesc)
+	case full != "":
+		rule.desc = sarifCap(full, sarifMaxDesc)
+	default:
+		rule.desc = name
+	}
+	return rule, nil
+}
+
+// readObject reads an object (or null), calling member for each key (valid
+// only during the call); member must consume the value.
+func (sr *sarifReader) readObject(field string, member func(key []byte) error) error {
+	s := &sr.sc
+	if c, err := s.next(); err != nil {
+		return err
+	} else if c == 'n' {
+		_, err := s.literal()
+		return err
+	}
+	if err := s.open("", field, '{'); err != nil {
+		return err
+	}
+	for first := true; ; {
+		key, ok, err := s.member(&first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+	}
+}
+
+// readMessage reads a message or multiformatMessageString: its text (else
+// markdown) and id.
+func (sr *sarifReader) readMessage(field string) (text, id string, err error) {
+	s := &sr.sc
+	var md string
+	err = sr.readObject(field, func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "text":
+			text, err = s.stringVal(field, ".text", sarifMaxMessage)
+		case "markdown":
+			md, err = s.stringVal(field, ".markdown", sarifMaxMessage)
+		case "id":
+			id, err = s.stringVal(field, ".id", sarifMaxField)
+		default:
+			err = s.skip(8)
+		}
+		return err
+	})
+	if text = strings.TrimSpace(text); text == "" {
+		text = strings.TrimSpace(md)
+	}
+	return text, id, err
+}
+
+// sarifScore is a security-severity property: a number or a numeric
+// string. A string that is not a number is kept in bad.
+type sarifScore struct {
+	set bool
+	v   float64
+	bad string
+}
+
+// readProperties reads a property bag for its security-severity.
+func (sr *sarifReader) readProperties() (sarifScore, error) {
+	s := &sr.sc
+	var sc sarifScore
+	err := sr.readObject("properties", func(k []byte) error {
+		if string(k) != "security-severity" {
+			return s.skip(8)
+		}
+		c, err := s.next()
+		if err != nil {
+			return err
+		}
+		at := s.off()
+		var raw string
+		switch {
+		case c == '"':
+			if raw, err = s.stringVal("", "security-severity", 64); err != nil {
+				return err
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			b, err := s.number()
+			if err != nil {
+				return err
+			}
+			raw = string(b)
+		case c == 'n':
+			_, err := s.literal()
+			return err
+		default:
+			return s.errorf(at, "security-severity is %s, expected a number", sarifKind(c))
+		}
+		t := strings.TrimSpace(raw)
+		v, perr := strconv.ParseFloat(t, 64)
+		switch {
+		case perr == nil && !math.IsNaN(v) && !math.IsInf(v, 0):
+			sc.set, sc.v = true, v
+		case perr == nil || errors.Is(perr, strconv.ErrRange):
+			return s.errorf(at, "security-severity %s is not a finite number", sarifCap(t, 40))
+		default:
+			sc.bad = sarifCap(t, 40)
+		}
+		return nil
+	})
+	return sc, err
+}
+
+// severity maps the score; ok is false when there was none.
+func (s sarifScore) severity() (decide.Severity, bool) {
+	if s.set {
+		return decide.SeverityFromScore(s.v), true
+	}
+	if s.bad != "" {
+		// A severity word in place of a score ("high") is read as one.
+		if sev, err := decide.ParseSeverity(s.bad); err == nil {
+			return sev, true
+		}
+	}
+	return 0, false
+}
+
+// sarifResult is what the reader takes from one result.
+type sarifResult struct {
+	ruleID        string
+	ruleIndex     int
+	ruleCompIndex int
+	ruleRefIndex  int
+	ruleRefID     string
+	kind, level   string
+	text, msgID   string
+	uri, uriBase  string
+	line          int
+	suppressed    bool
+	baseline      string
+	score         sarifScore
+}
+
+func (sr *sarifReader) readResults(run *sarifRun, what string) error {
+	s := &sr.sc
+	if c, err := s.next(); err != nil {
+		return err
+	} else if c == 'n' {
+		return s.skip(3)
+	}
+	if err := s.open(what, "", '['); err != nil {
+		return err
+	}
+	for i, first := 0, true; ; i++ {
+		ok, err := s.elem(&first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		at := s.off()
+		res, err := sr.readResult()
+		if err == nil {
+			err = sr.addResult(run, &res, at)
+		}
+		if err != nil {
+			return sarifPrefix(err, fmt.Sprintf("%s[%d]", what, i))
+		}
+	}
+}
+
+// readResult reads one result. Only the first location is looked at.
+func (sr *sarifReader) readResult() (sarifResult, error) {
+	s := &sr.sc
+	res := sarifResult{ruleIndex: -1, ruleCompIndex: -1, ruleRefIndex: -1}
+	if err := s.open("", "result", '{'); err != nil {
+		return res, err
+	}
+	for first := true; ; {
+		key, ok, err := s.member(&first)
+		if err != nil {
+			return res, err
+		}
+		if !ok {
+			return res, nil
+		}
+		switch string(key) {
+		case "ruleId":
+			res.ruleID, err = s.stringVal("", "ruleId", sarifMaxField)
+		case "ruleIndex":
+			res.ruleIndex, _, err = s.intVal("", "ruleIndex")
+		case "rule":
+			err = sr.readObject("rule", func(k []byte) error {
+				var err error
+				switch string(k) {
+				case "id":
+					res.ruleRefID, err = s.stringVal("rule.", "id", sarifMaxField)
+				case "index":
+					res.ruleRefIndex, _, err = s.intVal("rule.", "index")
+				case "toolComponent":
+					err = sr.readObject("rule.toolComponent", func(k []byte) error {
+						if string(k) != "index" {
+							return s.skip(6)
+						}
+						var err error
+						res.ruleCompIndex, _, err = s.intVal("rule.toolComponent.", "index")
+						return err
+					})
+				default:
+					err = s.skip(5)
+				}
+				return err
+			})
+		case "kind":
+			res.kind, err = s.stringVal("", "kind", 64)
+		case "level":
+			res.level, err = s.stringVal("", "level", 64)
+		case "message":
+			res.text, res.msgID, err = sr.readMessage("message")
+		case "locations":
+			err = sr.readLocations(&res)
+		case "suppressions":
+			err = sr.readSuppressions(&res)
+		case "baselineState":
+			res.baseline, err = s.stringVal("", "baselineState", 64)
+		case "properties":
+			res.score, err = sr.readProperties()
+		default:
+			err = s.skip(4)
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+}
+
+const (
+	sarifPhys     = "locations[0].physicalLocation"
+	sarifArtifact = sarifPhys + ".artifactLocation"
+	sarifRegion   = sarifPhys + ".region"
+)
+
+func (sr *sarifReader) readLocations(res *sarifResult) error {
+	s := &sr.sc
+	if c, err := s.next(); err != nil {
+		return err
+	} else if c == 'n' {
+		return s.skip(4)
+	}
+	if err := s.open("", "locations", '['); err != nil {
+		return err
+	}
+	for i, first := 0, true; ; i++ {
+		ok, err := s.elem(&first)
+		if err != nil || !ok {
+			return err
+		}
+		if i > 0 {
+			if err := s.skip(5); err != nil {
+				return err
+			}
+			continue
+		}
+		err = sr.readObject("locations[0]", func(k []byte) error {
+			if string(k) != "physicalLocation" {
+				return s.skip(6)
+			}
+			return sr.readObject(sarifPhys, func(k []byte) error {
+				switch string(k) {
+				case "artifactLocation":
+					return sr.readObject(sarifArtifact, func(k []byte) error {
+						var err error
+						switch string(k) {
+						case "uri":
+							res.uri, err = s.stringVal(sarifArtifact, ".uri", sarifMaxField)
+						case "uriBaseId":
+							res.uriBase, err = s.stringVal(sarifArtifact, ".uriBaseId", sarifMaxField)
+						default:
+							err = s.skip(9)
+						}
+						return err
+					})
+				case "region":
+					return sr.readObject(sarifRegion, func(k []byte) error {
+						if string(k) != "startLine" {
+							return s.skip(9)
+						}
+						var err error
+						res.line, _, err = s.intVal(sarifRegion, ".startLine")
+						return err
+					})
+				}
+				return s.skip(8)
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readSuppressions notes whether any suppression has an absent or accepted
+// status (underReview and rejected ones do not suppress).
+func (sr *sarifReader) readSuppressions(res *sarifResult) error {
+	s := &sr.sc
+	if c, err := s.next(); err != nil {
+		return err
+	} else if c == 'n' {
+		return s.skip(4)
+	}
+	if err := s.open("", "suppressions", '['); err != nil {
+		return err
+	}
+	for first := true; ; {
+		ok, err := s.elem(&first)
+		if err != nil || !ok {
+			return err
+		}
+		status := ""
+		err = sr.readObject("suppressions[]", func(k []byte) error {
+			if string(k) != "status" {
+				return s.skip(6)
+			}
+			var err error
+			status, err = s.stringVal("suppressions[].", "status", 64)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if status == "" || strings.EqualFold(status, "accepted") {
+			res.suppressed = true
+		}
+	}
+}
+
+// addResult files one result.
+func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) error {
+	kind := strings.ToLower(strings.TrimSpace(res.kind))
+	switch kind {
+	case "pass", "notapplicable":
+		return nil // not a problem
+	}
+	if strings.EqualFold(res.baseline, "absent") {
+		sr.absent++
+		return nil
+	}
+	if res.suppressed {
+		sr.suppressed++
+		return nil
+	}
+	level := ""
+	if res.level != "" {
+		lv, ok := sarifLevel(res.level)
+		if !ok {
+			return sr.sc.errorf(off, "unknown level %q (want error, warning, note or none)", res.level)
+		}
+		level = lv
+	}
+	own, ok := res.score.severity()
+	if !ok && res.score.bad != "" {
+		sr.badScores++
+	}
+	ref := sarifRuleRef{comp: -1, index: res.ruleIndex, id: res.ruleID}
+	if ref.id == "" {
+		ref.id = res.ruleRefID
+	}
+	if res.ruleRefIndex >= 0 {
+		ref.index = res.ruleRefIndex
+	}
+	if res.ruleCompIndex >= 0 {
+		ref.comp = res.ruleCompIndex
+	}
+	if ref.index < -1 {
+		ref.index = -1
+	}
+	f := decide.Finding{Rule: ref.id, Message: res.text, Source: sr.name}
+	f.File = sarifPath(res.uri, res.uriBase, run.bases)
+	if res.line > 0 {
+		f.Line = res.line
+	}
+	sr.seq++
+	key := sarifGroupKey{ref: ref, level: level, nonFail: kind != "" && kind != "fail", score: own}
+	if !run.toolSeen {
+		return sr.holdBack(run, key, f, res.msgID)
+	}
+	rule := run.lookup(ref, &sr.unknownRef)
+	sev, isErr := sarifResolve(key, rule)
+	sr.countError(run, ref.id, isErr, 1)
+	if !sr.keep.wants(sev, sr.seq) {
+		sr.keep.omitted.Add(sev)
+		return nil
+	}
+	f.Severity = sev
+	sarifFillMessage(&f, res.msgID, rule)
+	sr.keep.add(sr.seq, f)
+	return nil
+}
+
+// holdBack keeps a result read before its run's tool until the run ends.
+func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Finding, msgID string) error {
+	if run.groups == nil {
+		run.groups = map[sarifGroupKey]*sarifGroup{}
+	}
+	g := run.groups[key]
+	if g == nil {
+		if len(run.groups) >= sarifMaxGroups {
+			return sr.sc.errorf(sr.sc.off(), "runs[%d]: more than %d distinct rules in results that come before the tool", run.idx, sarifMaxGroups)
+		}
+		g = &sarifGroup{}
+		run.groups[key] = g
+	}
+	g.total++
+	// Within a group all results end with one severity, so only its first
+	// MaxFindings can ever be kept.
+	if g.kept >= MaxFindings || len(run.pending) >= sarifMaxPending {
+		if g.kept < MaxFindings {
+			sr.overflow++
+		}
+		g.overflow++
+		return nil
+	}
+	g.kept++
+	run.pending = append(run.pending, sarifPending{key: key, seq: sr.seq, f: f, msgID: msgID})
 	return nil
 }
 
@@ -411,448 +1467,6 @@ type sarifRun struct {
 	errType, errOther int // error-level results: "typecheck" rule, others
 }
 
-func (sr *sarifReader) readRun() error {
-	what := fmt.Sprintf("runs[%d]", sr.runs)
-	run := &sarifRun{idx: sr.runs, comps: map[int][]sarifRule{}, byID: map[string]*sarifRule{}}
-	sr.runs++
-	if err := sr.expectDelim(what, '{'); err != nil {
-		return err
-	}
-	for sr.dec.More() {
-		k, err := sr.key(what)
-		if err != nil {
-			return err
-		}
-		switch k {
-		case "tool":
-			if err := sr.readTool(run, what+".tool"); err != nil {
-				return err
-			}
-		case "results":
-			if err := sr.readResults(run, what+".results"); err != nil {
-				return err
-			}
-		case "originalUriBaseIds":
-			var bases map[string]struct {
-				URI       string `json:"uri"`
-				URIBaseID string `json:"uriBaseId"`
-			}
-			if err := sr.decode(what+".originalUriBaseIds", &bases); err != nil {
-				return err
-			}
-			run.bases = map[string]string{}
-			for name, b := range bases {
-				if p, ok := sarifFileURIPath(b.URI); ok && b.URIBaseID == "" {
-					if !strings.HasSuffix(p, "/") {
-						p += "/"
-					}
-					run.bases[name] = p
-				}
-			}
-		default:
-			if err := sr.skip(what+"."+k, 0); err != nil {
-				return err
-			}
-		}
-	}
-	if _, err := sr.token(what); err != nil {
-		return err
-	}
-	sr.finishRun(run)
-	return nil
-}
-
-// readTool reads tool.driver and tool.extensions with their rules.
-func (sr *sarifReader) readTool(run *sarifRun, what string) error {
-	if err := sr.expectDelim(what, '{'); err != nil {
-		return err
-	}
-	for sr.dec.More() {
-		k, err := sr.key(what)
-		if err != nil {
-			return err
-		}
-		switch k {
-		case "driver":
-			if err := sr.readComponent(run, -1, what+".driver"); err != nil {
-				return err
-			}
-		case "extensions":
-			if err := sr.expectDelim(what+".extensions", '['); err != nil {
-				return err
-			}
-			for i := 0; sr.dec.More(); i++ {
-				if err := sr.readComponent(run, i, fmt.Sprintf("%s.extensions[%d]", what, i)); err != nil {
-					return err
-				}
-			}
-			if _, err := sr.token(what); err != nil {
-				return err
-			}
-		default:
-			if err := sr.skip(what+"."+k, 0); err != nil {
-				return err
-			}
-		}
-	}
-	if _, err := sr.token(what); err != nil {
-		return err
-	}
-	run.toolSeen = true
-	return nil
-}
-
-// sarifMessageJSON is a SARIF message or multiformatMessageString.
-type sarifMessageJSON struct {
-	Text     string `json:"text"`
-	Markdown string `json:"markdown"`
-	ID       string `json:"id"`
-}
-
-// sarifScore is a security-severity property: a number or a numeric
-// string. A string that is not a number is kept in bad.
-type sarifScore struct {
-	set bool
-	v   float64
-	bad string
-}
-
-// sarifValueError is a value the SARIF reader refuses.
-type sarifValueError struct{ msg string }
-
-func (e *sarifValueError) Error() string { return e.msg }
-
-func (s *sarifScore) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var raw string
-	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &raw); err != nil {
-			return err
-		}
-	} else {
-		raw = string(b)
-	}
-	t := strings.TrimSpace(raw)
-	v, err := strconv.ParseFloat(t, 64)
-	switch {
-	case err == nil && !math.IsNaN(v) && !math.IsInf(v, 0):
-		s.set, s.v = true, v
-	case err == nil || errors.Is(err, strconv.ErrRange) || strings.EqualFold(t, "nan") || strings.Contains(strings.ToLower(t), "inf"):
-		return &sarifValueError{fmt.Sprintf("security-severity %s is not a finite number", sarifCap(t, 40))}
-	case len(b) > 0 && b[0] != '"':
-		return &sarifValueError{fmt.Sprintf("security-severity %s is not a number", sarifCap(t, 40))}
-	default:
-		s.bad = sarifCap(t, 40)
-	}
-	return nil
-}
-
-// severity maps the score; ok is false when there was none.
-func (s sarifScore) severity() (decide.Severity, bool) {
-	if s.set {
-		return decide.SeverityFromScore(s.v), true
-	}
-	if s.bad != "" {
-		// A severity word in place of a score ("high") is read as one.
-		if sev, err := decide.ParseSeverity(s.bad); err == nil {
-			return sev, true
-		}
-	}
-	return 0, false
-}
-
-type sarifPropsJSON struct {
-	SecuritySeverity sarifScore `json:"security-severity"`
-}
-
-type sarifRuleJSON struct {
-	ID                   string            `json:"id"`
-	Name                 string            `json:"name"`
-	ShortDescription     *sarifMessageJSON `json:"shortDescription"`
-	FullDescription      *sarifMessageJSON `json:"fullDescription"`
-	DefaultConfiguration *struct {
-		Level string `json:"level"`
-	} `json:"defaultConfiguration"`
-	Properties *sarifPropsJSON `json:"properties"`
-}
-
-// readComponent reads a toolComponent: its name and its rules.
-func (sr *sarifReader) readComponent(run *sarifRun, comp int, what string) error {
-	if err := sr.expectDelim(what, '{'); err != nil {
-		return err
-	}
-	for sr.dec.More() {
-		k, err := sr.key(what)
-		if err != nil {
-			return err
-		}
-		switch {
-		case k == "name" && comp == -1:
-			var n string
-			if err := sr.decode(what+".name", &n); err != nil {
-				return err
-			}
-			run.driver = sarifCap(n, sarifMaxField)
-		case k == "rules":
-			if err := sr.readRules(run, comp, what+".rules"); err != nil {
-				return err
-			}
-		default:
-			if err := sr.skip(what+"."+k, 0); err != nil {
-				return err
-			}
-		}
-	}
-	_, err := sr.token(what)
-	return err
-}
-
-func (sr *sarifReader) readRules(run *sarifRun, comp int, what string) error {
-	off := sr.dec.InputOffset()
-	t, err := sr.token(what)
-	if err != nil {
-		return err
-	}
-	if t == nil {
-		return nil
-	}
-	if d, ok := t.(json.Delim); !ok || d != '[' {
-		return decide.OffsetError(sr.name, off, "%s: expected an array, found %s", what, sarifDescribe(t))
-	}
-	list := run.comps[comp]
-	for i := 0; sr.dec.More(); i++ {
-		ew := fmt.Sprintf("%s[%d]", what, i)
-		if run.rules >= sarifMaxRules {
-			sr.extraRules++
-			if err := sr.decode(ew, &sarifIgnore{}); err != nil {
-				return err
-			}
-			continue
-		}
-		var rj sarifRuleJSON
-		roff := sr.dec.InputOffset()
-		if err := sr.decode(ew, &rj); err != nil {
-			return err
-		}
-		rule := sarifRule{id: sarifCap(rj.ID, sarifMaxField)}
-		if rj.DefaultConfiguration != nil && rj.DefaultConfiguration.Level != "" {
-			lv, ok := sarifLevel(rj.DefaultConfiguration.Level)
-			if !ok {
-				return decide.OffsetError(sr.name, roff, "%s: unknown defaultConfiguration.level %q (want error, warning, note or none)", ew, sarifCap(rj.DefaultConfiguration.Level, 40))
-			}
-			rule.level = lv
-		}
-		if rj.Properties != nil {
-			if sev, ok := rj.Properties.SecuritySeverity.severity(); ok {
-				rule.score, rule.hasScore = sev, true
-			} else if rj.Properties.SecuritySeverity.bad != "" {
-				sr.badScores++
-			}
-		}
-		switch {
-		case rj.ShortDescription != nil && sarifMsgText(*rj.ShortDescription) != "":
-			rule.desc = sarifCap(sarifMsgText(*rj.ShortDescription), sarifMaxDesc)
-		case rj.FullDescription != nil && sarifMsgText(*rj.FullDescription) != "":
-			rule.desc = sarifCap(sarifMsgText(*rj.FullDescription), sarifMaxDesc)
-		default:
-			rule.desc = sarifCap(rj.Name, sarifMaxDesc)
-		}
-		list = append(list, rule)
-		run.rules++
-	}
-	run.comps[comp] = list
-	// Index by id once the slice stops growing; the first rule of an id wins.
-	for i := range list {
-		if id := list[i].id; id != "" {
-			if _, dup := run.byID[id]; !dup {
-				run.byID[id] = &list[i]
-			}
-		}
-	}
-	_, err = sr.token(what)
-	return err
-}
-
-type sarifResultJSON struct {
-	RuleID    string `json:"ruleId"`
-	RuleIndex *int   `json:"ruleIndex"`
-	Rule      *struct {
-		ID            string `json:"id"`
-		Index         *int   `json:"index"`
-		ToolComponent *struct {
-			Index *int `json:"index"`
-		} `json:"toolComponent"`
-	} `json:"rule"`
-	Kind          string           `json:"kind"`
-	Level         string           `json:"level"`
-	Message       sarifMessageJSON `json:"message"`
-	Locations     []sarifLocation  `json:"locations"`
-	Suppressions  []sarifSuppress  `json:"suppressions"`
-	BaselineState string           `json:"baselineState"`
-	Properties    *sarifPropsJSON  `json:"properties"`
-}
-
-type sarifLocation struct {
-	PhysicalLocation *struct {
-		ArtifactLocation *struct {
-			URI       string `json:"uri"`
-			URIBaseID string `json:"uriBaseId"`
-		} `json:"artifactLocation"`
-		Region *struct {
-			StartLine int `json:"startLine"`
-		} `json:"region"`
-	} `json:"physicalLocation"`
-}
-
-type sarifSuppress struct {
-	Status *string `json:"status"`
-}
-
-func (sr *sarifReader) readResults(run *sarifRun, what string) error {
-	off := sr.dec.InputOffset()
-	t, err := sr.token(what)
-	if err != nil {
-		return err
-	}
-	if t == nil {
-		return nil
-	}
-	if d, ok := t.(json.Delim); !ok || d != '[' {
-		return decide.OffsetError(sr.name, off, "%s: expected an array, found %s", what, sarifDescribe(t))
-	}
-	for i := 0; sr.dec.More(); i++ {
-		roff := sr.dec.InputOffset()
-		var res sarifResultJSON
-		if err := sr.decode(what, &res); err != nil {
-			return sarifAt(err, what, i)
-		}
-		if err := sr.addResult(run, &res, roff, what, i); err != nil {
-			return err
-		}
-	}
-	_, err = sr.token(what)
-	return err
-}
-
-// sarifAt rewrites "runs[0].results: ..." as "runs[0].results[i]: ...".
-func sarifAt(err error, what string, i int) error {
-	var pe *decide.ParseError
-	if errors.As(err, &pe) && strings.HasPrefix(pe.Msg, what+":") {
-		pe.Msg = fmt.Sprintf("%s[%d]%s", what, i, pe.Msg[len(what):])
-	}
-	return err
-}
-
-// addResult files one result.
-func (sr *sarifReader) addResult(run *sarifRun, res *sarifResultJSON, off int64, what string, i int) error {
-	kind := strings.ToLower(strings.TrimSpace(res.Kind))
-	switch kind {
-	case "pass", "notapplicable":
-		return nil // not a problem
-	}
-	if strings.EqualFold(res.BaselineState, "absent") {
-		sr.absent++
-		return nil
-	}
-	for _, s := range res.Suppressions {
-		if s.Status == nil || *s.Status == "" || strings.EqualFold(*s.Status, "accepted") {
-			sr.suppressed++
-			return nil
-		}
-	}
-	level := ""
-	if res.Level != "" {
-		lv, ok := sarifLevel(res.Level)
-		if !ok {
-			return decide.OffsetError(sr.name, off, "%s[%d]: unknown level %q (want error, warning, note or none)", what, i, sarifCap(res.Level, 40))
-		}
-		level = lv
-	}
-	var own decide.Severity
-	if res.Properties != nil {
-		if sev, ok := res.Properties.SecuritySeverity.severity(); ok {
-			own = sev
-		} else if res.Properties.SecuritySeverity.bad != "" {
-			sr.badScores++
-		}
-	}
-	ref := sarifRuleRef{comp: -1, index: -1, id: sarifCap(res.RuleID, sarifMaxField)}
-	if res.RuleIndex != nil {
-		ref.index = *res.RuleIndex
-	}
-	if res.Rule != nil {
-		if ref.id == "" {
-			ref.id = sarifCap(res.Rule.ID, sarifMaxField)
-		}
-		if res.Rule.Index != nil {
-			ref.index = *res.Rule.Index
-		}
-		if tc := res.Rule.ToolComponent; tc != nil && tc.Index != nil && *tc.Index >= 0 {
-			ref.comp = *tc.Index
-		}
-	}
-	if ref.index < -1 {
-		ref.index = -1
-	}
-	f := decide.Finding{Rule: ref.id, Message: sarifCap(sarifMsgText(res.Message), sarifMaxMessage), Source: sr.name}
-	if len(res.Locations) > 0 && res.Locations[0].PhysicalLocation != nil {
-		pl := res.Locations[0].PhysicalLocation
-		if pl.ArtifactLocation != nil {
-			f.File = sarifCap(sarifPath(pl.ArtifactLocation.URI, pl.ArtifactLocation.URIBaseID, run.bases), sarifMaxField)
-		}
-		if pl.Region != nil && pl.Region.StartLine > 0 {
-			f.Line = pl.Region.StartLine
-		}
-	}
-	sr.seq++
-	key := sarifGroupKey{ref: ref, level: level, nonFail: kind != "" && kind != "fail", score: own}
-	if !run.toolSeen {
-		return sr.holdBack(run, key, f, res.Message.ID)
-	}
-	rule := run.lookup(ref, &sr.unknownRef)
-	sev, isErr := sarifResolve(key, rule)
-	sr.countError(run, ref.id, isErr, 1)
-	if !sr.keep.wants(sev, sr.seq) {
-		sr.keep.omitted.Add(sev)
-		return nil
-	}
-	f.Severity = sev
-	sarifFillMessage(&f, res.Message.ID, rule)
-	sr.keep.add(sr.seq, f)
-	return nil
-}
-
-// holdBack keeps a result read before its run's tool until the run ends.
-func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Finding, msgID string) error {
-	if run.groups == nil {
-		run.groups = map[sarifGroupKey]*sarifGroup{}
-	}
-	g := run.groups[key]
-	if g == nil {
-		if len(run.groups) >= sarifMaxGroups {
-			return sr.errorf("runs[%d]: more than %d distinct rules in results that come before the tool", run.idx, sarifMaxGroups)
-		}
-		g = &sarifGroup{}
-		run.groups[key] = g
-	}
-	g.total++
-	// Within a group all results end with one severity, so only its first
-	// MaxFindings can ever be kept.
-	if g.kept >= MaxFindings || len(run.pending) >= sarifMaxPending {
-		if g.kept < MaxFindings {
-			sr.overflow++
-		}
-		g.overflow++
-		return nil
-	}
-	g.kept++
-	run.pending = append(run.pending, sarifPending{key: key, seq: sr.seq, f: f, msgID: sarifCap(msgID, sarifMaxField)})
-	return nil
-}
-
-// finishRun resolves held-back results and the run's error counts.
 func (sr *sarifReader) finishRun(run *sarifRun) {
 	var counted int // unknown rules are counted per group below
 	for _, p := range run.pending {
@@ -1011,14 +1625,6 @@ func sarifIsLevel(s string) bool {
 		return true
 	}
 	return false
-}
-
-// sarifMsgText is a message's text, else its markdown.
-func sarifMsgText(m sarifMessageJSON) string {
-	if t := strings.TrimSpace(m.Text); t != "" {
-		return t
-	}
-	return strings.TrimSpace(m.Markdown)
 }
 
 // sarifTypeCheckers are tool names whose errors are type errors.

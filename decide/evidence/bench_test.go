@@ -1,0 +1,197 @@
+package evidence
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writeBenchSARIF writes a realistic SARIF log of n results to w: a scanner
+// with 40 rules (some with security-severity, mixed default levels), results
+// over 2 000 files in 100 packages, about half without their own level,
+// fingerprints, a related location, and one in 20 suppressed in source.
+func writeBenchSARIF(w io.Writer, n int) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	levels := []string{"error", "warning", "note", "warning"}
+	fmt.Fprint(bw, `{"$schema":"https://json.schemastore.org/sarif-2.1.0.json","version":"2.1.0","runs":[{"tool":{"driver":{"name":"semgrep","semanticVersion":"1.50.0","informationUri":"https://semgrep.dev","rules":[`)
+	const rules = 40
+	for i := 0; i < rules; i++ {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		props := `{"tags":["security","correctness"],"precision":"high"}`
+		if i%4 == 0 {
+			props = fmt.Sprintf(`{"tags":["security","external/cwe/cwe-%d"],"precision":"high","security-severity":"%d.%d"}`, 70+i, 3+i%7, i%10)
+		}
+		fmt.Fprintf(bw, `{"id":"rules.lang.security.rule-%02d","name":"Rule%02d","shortDescription":{"text":"Rule %d finds a problem"},"fullDescription":{"text":"Rule %d finds a problem in code that does something risky; see the docs."},"help":{"text":"Fix it","markdown":"**Fix it**"},"defaultConfiguration":{"level":"%s"},"properties":%s}`,
+			i, i, i, i, levels[i%len(levels)], props)
+	}
+	fmt.Fprint(bw, `]}},"invocations":[{"executionSuccessful":true,"toolExecutionNotifications":[]}],"artifacts":[`)
+	for i := 0; i < 2000; i++ {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		fmt.Fprintf(bw, `{"location":{"uri":"src/pkg%03d/file%04d.go","uriBaseId":"%%SRCROOT%%"},"length":%d}`, i%100, i, 1000+i)
+	}
+	fmt.Fprint(bw, `],"results":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		rule := (i * 7) % rules
+		level := ""
+		if i%2 == 0 {
+			level = fmt.Sprintf(`"level":"%s",`, levels[(i/2)%len(levels)])
+		}
+		supp := ""
+		if i%20 == 19 {
+			supp = `,"suppressions":[{"kind":"inSource","justification":"false positive"}]`
+		}
+		file := i % 2000
+		line := 1 + (i*13)%900
+		fmt.Fprintf(bw, `{"ruleId":"rules.lang.security.rule-%02d","ruleIndex":%d,%s"message":{"text":"Possible problem number %d: value flows from parameter 'input' into a risky call without validation"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"src/pkg%03d/file%04d.go","uriBaseId":"%%SRCROOT%%","index":%d},"region":{"startLine":%d,"startColumn":5,"endLine":%d,"endColumn":42,"snippet":{"text":"\tresult := risky(input)"}}}}],"relatedLocations":[{"id":1,"physicalLocation":{"artifactLocation":{"uri":"src/pkg%03d/file%04d.go"},"region":{"startLine":%d}},"message":{"text":"source"}}],"partialFingerprints":{"primaryLocationLineHash":"%016x:1"},"fingerprints":{"matchBasedId/v1":"%032x"}%s}`,
+			rule, rule, level, i, file%100, file, file, line, line, file%100, file, line+1, uint64(i)*0x9e3779b97f4a7c15, uint64(i)*31, supp)
+	}
+	fmt.Fprint(bw, `]}]}`)
+	return bw.Flush()
+}
+
+// benchSARIFFile writes a log of n results to a temporary file.
+func benchSARIFFile(tb testing.TB, n int) (path string, size int64) {
+	tb.Helper()
+	path = filepath.Join(tb.TempDir(), fmt.Sprintf("bench-%d.sarif", n))
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := writeBenchSARIF(f, n); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return path, st.Size()
+}
+
+func benchmarkReadSARIF(b *testing.B, n int) {
+	path, size := benchSARIFFile(b, n)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	cpu0 := benchCPUTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ev, err := ReadSARIF("bench.sarif", f)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ev.Findings) == 0 {
+			b.Fatal("no findings")
+		}
+	}
+	b.StopTimer()
+	// CPU time is reported besides wall time: on a loaded machine it is
+	// the steadier measure.
+	b.ReportMetric(float64(benchCPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// benchCPUTime is the user and system CPU time of the process so far.
+func benchCPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkReadSARIF10k reads a 10 000-result log.
+func BenchmarkReadSARIF10k(b *testing.B) { benchmarkReadSARIF(b, 10000) }
+
+// BenchmarkReadSARIF100k reads a 100 000-result log (DESIGN §11).
+func BenchmarkReadSARIF100k(b *testing.B) { benchmarkReadSARIF(b, 100000) }
+
+// peakReader samples the heap in use every stride bytes read.
+type peakReader struct {
+	r      io.Reader
+	n      int64
+	next   int64
+	stride int64
+	peak   uint64
+}
+
+func (p *peakReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	if p.n >= p.next {
+		p.next = p.n + p.stride
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > p.peak {
+			p.peak = ms.HeapInuse
+		}
+	}
+	return n, err
+}
+
+// sarifPeakHeap reads the log at path and returns the peak heap in use
+// above the baseline before the read, sampled as the file is consumed.
+func sarifPeakHeap(t *testing.T, path string) uint64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	pr := &peakReader{r: f, stride: 1 << 20}
+	ev, err := ReadSARIF("mem.sarif", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.Findings) != MaxFindings {
+		t.Fatalf("kept %d findings, want %d", len(ev.Findings), MaxFindings)
+	}
+	if pr.peak < base {
+		return 0
+	}
+	return pr.peak - base
+}
+
+// TestReadSARIFMemoryIsFlat checks that the heap a read needs does not grow
+// with the number of results: reading 100k results peaks at about what
+// 10k results do (both past MaxFindings, so both keep a full set).
+func TestReadSARIFMemoryIsFlat(t *testing.T) {
+	// Not parallel: it measures the process heap.
+	if testing.Short() {
+		t.Skip("writes and reads a 100k-result log")
+	}
+	small, _ := benchSARIFFile(t, 10000)
+	large, size := benchSARIFFile(t, 100000)
+	// Take the larger of two runs each to smooth out GC timing.
+	peak := func(p string) uint64 { return max(sarifPeakHeap(t, p), sarifPeakHeap(t, p)) }
+	ps, pl := peak(small), peak(large)
+	t.Logf("peak heap above baseline: 10k results %.1f MiB, 100k results (%.0f MiB file) %.1f MiB",
+		float64(ps)/(1<<20), float64(size)/(1<<20), float64(pl)/(1<<20))
+	// Ten times the input may not cost more than twice the memory plus a
+	// little slack for GC pacing.
+	if pl > 2*ps+8<<20 {
+		t.Errorf("peak heap grows with the input: %d bytes for 100k results vs %d for 10k", pl, ps)
+	}
+}
