@@ -42,7 +42,7 @@ func ReadAuditMarkdown(name string, r io.Reader) (*decide.Evidence, error) {
 			break
 		}
 		if err != nil {
-			if errors.Is(err, lnErrTooLarge) {
+			if errors.Is(err, errLnTooLarge) {
 				return nil, lnTooLarge(name)
 			}
 			return nil, decide.LineError(name, lr.line+1, "read error: %v", err)
@@ -76,7 +76,6 @@ type amParser struct {
 	dimSec   bool // inside a dimension-scores section
 	scoreCol int  // score column of the dimension table, -1 unknown
 	last     *decide.Finding
-	lastLine int
 
 	score      *float64
 	scoreLine  int

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
@@ -52,7 +51,7 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 			break
 		}
 		if err != nil {
-			if errors.Is(err, lnErrTooLarge) {
+			if errors.Is(err, errLnTooLarge) {
 				return nil, lnTooLarge(name)
 			}
 			return nil, decide.LineError(name, lr.line+1, "read error: %v", err)
@@ -213,23 +212,11 @@ func dcSeverity(m map[string]json.RawMessage) (decide.Severity, string) {
 	return sev, ""
 }
 
-// dcLineNumber reads a line field: a non-negative integer (0 = unknown), or
-// a string holding one.
+// dcLineNumber reads a line field: a non-negative integer, 0 = unknown.
 func dcLineNumber(m map[string]json.RawMessage) (int, string) {
-	v, ok := m["line"]
-	if !ok {
-		return 0, ""
-	}
-	s, present, err := rjNumberText(v)
-	if err != nil || (present && !lnDigits(s)) {
-		return 0, "line is not a non-negative integer"
-	}
-	if !present {
-		return 0, ""
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n > 1<<30 {
-		return 0, "line out of range"
+	n, err := rjLine(m["line"])
+	if err != nil {
+		return 0, err.Error()
 	}
 	return n, ""
 }

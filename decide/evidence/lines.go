@@ -34,10 +34,10 @@ const (
 	lnMaxNotes = 50
 )
 
-// lnErrTooLarge is returned by lnCapReader past its limit.
-var lnErrTooLarge = errors.New("file too large")
+// errLnTooLarge is returned by lnCapReader past its limit.
+var errLnTooLarge = errors.New("file too large")
 
-// lnCapReader fails with lnErrTooLarge once more than max bytes were read.
+// lnCapReader fails with errLnTooLarge once more than max bytes were read.
 type lnCapReader struct {
 	r   io.Reader
 	n   int64
@@ -46,7 +46,7 @@ type lnCapReader struct {
 
 func (c *lnCapReader) Read(p []byte) (int, error) {
 	if c.n > c.max {
-		return 0, lnErrTooLarge
+		return 0, errLnTooLarge
 	}
 	if room := c.max + 1 - c.n; int64(len(p)) > room {
 		p = p[:room]
@@ -54,7 +54,7 @@ func (c *lnCapReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if c.n > c.max {
-		return n, lnErrTooLarge
+		return n, errLnTooLarge
 	}
 	return n, err
 }
@@ -80,7 +80,7 @@ func newLnReader(r io.Reader, maxLine int) *lnReader {
 }
 
 // next returns the next line. tooLong is set (and line is nil) when the line
-// exceeded the cap; err is io.EOF after the last line, lnErrTooLarge past
+// exceeded the cap; err is io.EOF after the last line, errLnTooLarge past
 // the file cap, or the reader's error.
 func (l *lnReader) next() (line []byte, tooLong bool, err error) {
 	l.buf = l.buf[:0]
@@ -236,7 +236,7 @@ func lnSplitFileLine(s string) (file string, line int, ok bool) {
 		tail, head = head[k+1:], head[:k]
 	}
 	if head == "" {
-		return s, 0, true
+		return "", 0, false
 	}
 	n, err := strconv.Atoi(tail)
 	if err != nil || n < 0 || n > 1<<30 {

@@ -38,7 +38,7 @@ func ReadReviewJSON(name string, r io.Reader) (*decide.Evidence, error) {
 	rj := &rjReader{name: name, dec: dec, base: base}
 	ev, err := rj.read()
 	if err != nil {
-		if errors.Is(err, lnErrTooLarge) {
+		if errors.Is(err, errLnTooLarge) {
 			return nil, lnTooLarge(name)
 		}
 		var pe *decide.ParseError
@@ -201,8 +201,23 @@ type rjFinding struct {
 	Suggestion  *string         `json:"suggestion"`
 }
 
-func (rj *rjReader) findings(facts *decide.ReviewFacts, keep *lnFindings) error {
+// valueOffset is the offset of the next value: the decoder's offset past
+// the separators and blanks still buffered before it.
+func (rj *rjReader) valueOffset() int64 {
 	off := rj.dec.InputOffset()
+	buf := make([]byte, 64)
+	n, _ := rj.dec.Buffered().Read(buf)
+	for _, c := range buf[:n] {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ':' && c != ',' {
+			break
+		}
+		off++
+	}
+	return off
+}
+
+func (rj *rjReader) findings(facts *decide.ReviewFacts, keep *lnFindings) error {
+	off := rj.valueOffset()
 	tok, err := rj.dec.Token()
 	if err != nil {
 		return err
@@ -260,19 +275,11 @@ func rjParseFinding(raw json.RawMessage) (decide.Finding, error) {
 	if x.File != nil {
 		f.File = strings.TrimSpace(*x.File)
 	}
-	if len(x.Line) > 0 {
-		s, present, err := rjNumberText(x.Line)
-		if err != nil || (present && !lnDigits(s)) {
-			return f, fmt.Errorf("line: expected a non-negative integer, found %s", rjKind(x.Line))
-		}
-		if present {
-			n, err := strconv.Atoi(s)
-			if err != nil || n > 1<<30 {
-				return f, fmt.Errorf("line %s out of range", s)
-			}
-			f.Line = n
-		}
+	n, err := rjLine(x.Line)
+	if err != nil {
+		return f, err
 	}
+	f.Line = n
 	if x.FileLine != nil && strings.TrimSpace(*x.FileLine) != "" && f.File == "" {
 		file, line, ok := lnSplitFileLine(*x.FileLine)
 		if !ok {
@@ -296,6 +303,24 @@ func rjParseFinding(raw json.RawMessage) (decide.Finding, error) {
 		f.Suggestion = strings.TrimSpace(*x.Suggestion)
 	}
 	return f, nil
+}
+
+// rjLine reads a line number: a non-negative JSON integer; absent, null
+// and 0 mean unknown.
+func rjLine(raw json.RawMessage) (int, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, nil
+	}
+	s := string(raw)
+	if !lnDigits(s) {
+		return 0, fmt.Errorf("line: expected a non-negative integer, found %s", rjKind(raw))
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n > 1<<30 {
+		return 0, fmt.Errorf("line %s out of range", s)
+	}
+	return n, nil
 }
 
 // rjNumberText returns the text of a JSON number, or of a string holding

@@ -40,7 +40,7 @@ func ReadReviewMarkdown(name string, r io.Reader) (*decide.Evidence, error) {
 			break
 		}
 		if err != nil {
-			if errors.Is(err, lnErrTooLarge) {
+			if errors.Is(err, errLnTooLarge) {
 				return nil, lnTooLarge(name)
 			}
 			return nil, decide.LineError(name, lr.line+1, "read error: %v", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -213,7 +214,7 @@ func (r *csvRow) snapshot(cols csvColumns) *csvRow {
 
 // csvError converts an encoding/csv error into a ParseError.
 func csvError(name string, err error) error {
-	if errors.Is(err, lnErrTooLarge) {
+	if errors.Is(err, errLnTooLarge) {
 		return lnTooLarge(name)
 	}
 	var pe *csv.ParseError
@@ -231,7 +232,8 @@ func csvError(name string, err error) error {
 // Severities not named count zero.
 func csvSeveritySummary(s string) (decide.Counts, error) {
 	var c decide.Counts
-	t := strings.NewReplacer("{", " ", "}", " ", `"`, " ", "'", " ", ",", " ", ";", " ", "|", " ", "=", ":", ": ", ":").Replace(s)
+	t := strings.NewReplacer("{", " ", "}", " ", `"`, " ", "'", " ", ",", " ", ";", " ", "|", " ", "=", ":", "\t", " ").Replace(s)
+	t = csvColonSpace.ReplaceAllString(t, ":")
 	seen := map[decide.Severity]bool{}
 	fields := strings.Fields(t)
 	if len(fields) == 0 {
@@ -276,6 +278,9 @@ func csvSeveritySummary(s string) (decide.Counts, error) {
 	}
 	return c, nil
 }
+
+// csvColonSpace matches a colon with the blanks around it.
+var csvColonSpace = regexp.MustCompile(`\s*:\s*`)
 
 // csvShort shortens a value for messages.
 func csvShort(s string) string {
