@@ -520,7 +520,7 @@ func (p *parser) str(path string, v *yaml.Node) (string, error) {
 		return "", p.errf(v, "%s: want a string, got %s", path, describe(v))
 	}
 	switch v.ShortTag() {
-	case "!!str", "!!int", "!!float", "!!bool":
+	case "!!str", "!!int", "!!float", "!!bool", "!!timestamp":
 		return v.Value, nil
 	}
 	return "", p.errf(v, "%s: want a string, got %s", path, describe(v))
@@ -584,6 +584,9 @@ func describe(n *yaml.Node) string {
 			if !strings.ContainsAny(n.Value, "\n\r\t\"") {
 				return clip(n.Value)
 			}
+		case "!!str", "!!timestamp":
+		default:
+			return fmt.Sprintf("%q tagged %q", clip(n.Value), clip(n.Tag))
 		}
 		return strconv.Quote(clip(n.Value))
 	}
