@@ -70,6 +70,26 @@ var knownMarkers = map[string]*regexp.Regexp{
 	"eslint-disable":    regexp.MustCompile(`\beslint-disable`),
 }
 
+// markerLiterals are substrings every hit of a refined marker contains:
+// a fast filter before the regular expression runs.
+var markerLiterals = map[string]string{
+	"t.Skip":            "t.Skip",
+	"it.skip":           "it.skip",
+	"xit":               "xit",
+	"describe.skip":     "describe.skip",
+	"test.skip":         "test.skip",
+	".only":             ".only",
+	"@pytest.mark.skip": "pytest.mark.skip",
+	"@unittest.skip":    "unittest.skip",
+	"@Disabled":         "@Disabled",
+	"@Ignore":           "@Ignore",
+	"#[ignore]":         "#[",
+	"@ts-ignore":        "@ts-ignore",
+	"@ts-expect-error":  "@ts-expect-error",
+	"as any":            "any",
+	"eslint-disable":    "eslint-disable",
+}
+
 // tsExtensions are the file kinds where "as any" is a cast.
 var tsExtensions = map[string]bool{
 	".ts": true, ".tsx": true, ".mts": true, ".cts": true,
@@ -80,6 +100,16 @@ var tsExtensions = map[string]bool{
 type matcher struct {
 	name string
 	re   *regexp.Regexp // nil: literal substring
+	lit  string         // a substring every hit contains
+}
+
+// newMatcher returns the matcher of one marker name.
+func newMatcher(name string) matcher {
+	m := matcher{name: name, re: knownMarkers[name], lit: name}
+	if m.re != nil {
+		m.lit = markerLiterals[name]
+	}
+	return m
 }
 
 // compileMarkers turns marker names into matchers, dropping empty ones and
@@ -92,7 +122,7 @@ func compileMarkers(names []string) []matcher {
 			continue
 		}
 		seen[n] = true
-		out = append(out, matcher{name: n, re: knownMarkers[n]})
+		out = append(out, newMatcher(n))
 	}
 	return out
 }
@@ -107,8 +137,11 @@ func (m matcher) applies(name string) bool {
 
 // hit reports whether line carries the marker.
 func (m matcher) hit(line string) bool {
+	if !strings.Contains(line, m.lit) {
+		return false
+	}
 	if m.re == nil {
-		return strings.Contains(line, m.name)
+		return true
 	}
 	if m.name != "as any" {
 		return m.re.MatchString(line)
@@ -146,6 +179,6 @@ func MarkerHit(marker, name, line string) bool {
 	if marker == "" {
 		return false
 	}
-	m := matcher{name: marker, re: knownMarkers[marker]}
+	m := newMatcher(marker)
 	return m.applies(name) && m.hit(line)
 }

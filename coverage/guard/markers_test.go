@@ -1,6 +1,10 @@
 package guard
 
-import "testing"
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
 
 func TestMarkerHit(t *testing.T) {
 	t.Parallel()
@@ -79,6 +83,12 @@ func TestEveryDefaultMarkerIsRefined(t *testing.T) {
 	for _, m := range DefaultMarkers {
 		if knownMarkers[m] == nil {
 			t.Errorf("default marker %q has no refined matcher", m)
+		}
+	}
+	for m, re := range knownMarkers {
+		lit := markerLiterals[m]
+		if lit == "" || !strings.Contains(re.String(), regexp.QuoteMeta(lit)) && !strings.Contains(re.String(), lit) {
+			t.Errorf("marker %q: literal %q is not part of %s", m, lit, re)
 		}
 	}
 	if len(knownMarkers) != len(DefaultMarkers) {
