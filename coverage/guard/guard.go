@@ -103,8 +103,9 @@ func (r Result) OK() bool { return len(r.Violations) == 0 }
 //
 // Rules, each a Violation kind:
 //   - workflow_file: any changed path under .github/ (the action's token
-//     could never push it); such a file is not also reported as
-//     non_test_file.
+//     could never push it), compared case-insensitively and after
+//     cleaning ("a/../.github/x" is under .github/); such a file is not
+//     also reported as non_test_file.
 //   - non_test_file: a changed path (added, modified or deleted) that no
 //     pattern matches; Line is the first changed line of the new content.
 //   - forbidden_marker: a marker in an added line (see MarkerHit). A line
@@ -196,7 +197,7 @@ func Check(changes []Change, before, after *decide.TestFacts, m Metrics, opts Op
 			verb = "deleted"
 		}
 		switch {
-		case len(names) > 0 && names[0] == ".github":
+		case len(names) > 0 && strings.EqualFold(names[0], ".github"):
 			res.Violations = append(res.Violations, Violation{Kind: WorkflowFile, File: p, Line: fd.firstAddedRow,
 				Detail: verb + " under .github/; a coverage round may not touch workflows or repository settings"})
 		case !matchAny(pats, names):

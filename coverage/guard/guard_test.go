@@ -99,9 +99,10 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name:    "a workflow file is refused even when it matches a test pattern",
-			changes: []Change{added(".github/workflows/x.yml", "on: push\n"), added(".github/tests/a_test.go", goTest)},
+			changes: []Change{added(".github/workflows/x.yml", "on: push\n"), added(".github/tests/a_test.go", goTest), added("tests/../.GitHub/x", "")},
 			metrics: improved,
 			want: []Violation{
+				{Kind: WorkflowFile, File: ".GitHub/x", Detail: "added under .github/; a coverage round may not touch workflows or repository settings"},
 				{Kind: WorkflowFile, File: ".github/tests/a_test.go", Line: 1, Detail: "added under .github/; a coverage round may not touch workflows or repository settings"},
 				{Kind: WorkflowFile, File: ".github/workflows/x.yml", Line: 1, Detail: "added under .github/; a coverage round may not touch workflows or repository settings"},
 			},
