@@ -28,11 +28,13 @@
 //	  audit:
 //	    partial: revise          # audit only: audit_result means converge (default) or revise
 //	coverage:
-//	  target: 85                 # coverage only: target percent for every layer, 0–100
 //	  layers: {L1: 85, L2: 70}   # coverage only: per-layer targets (defaults 80/60/40)
 //	  commit: true               # coverage only: push accepted test-only changes (default true)
 //	  test_patterns: ["*_test.go", "testdata/**"]    # coverage only: files a round may change
 //	  forbidden_markers: [t.Skip, "@Disabled"]       # coverage only: markers a round may not add
+//	coverage-web:
+//	  loop: coverage
+//	  target: 70                 # coverage only: one target percent for every layer, 0–100
 //
 // Keys common to every kind: loop, max_rounds, stall, issues, labels,
 // dispatch, commands (permission, max_retries). Kind-specific keys:
