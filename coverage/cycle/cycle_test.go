@@ -239,6 +239,13 @@ func TestRun(t *testing.T) {
 			wantChanges:  []string{"calc.go", "gone", "more_test.go", "run-tests.sh"},
 		},
 		{
+			name:         "a fixer that turns a file into a directory is reverted",
+			fix:          "rm calc.go && mkdir -p calc.go/deep && printf 'package calc\\n' > calc.go/deep/a_test.go",
+			wantReverted: true,
+			wantKinds:    []string{guard.NonTestFile, guard.NoImprovement},
+			wantChanges:  []string{"calc.go", "calc.go/deep/a_test.go"},
+		},
+		{
 			name:        "a fixer that changes nothing leaves nothing to revert",
 			fix:         "true",
 			wantSummary: "Round 2: coverage 40.0% -> 40.0% (delta: +0.0%)",
