@@ -63,8 +63,13 @@ const (
 // than JUnitMaxCases cases or a token over JUnitMaxToken bytes is an error
 // naming the file and line.
 func ReadJUnit(name string, r io.Reader) (*decide.TestFacts, error) {
-	lr := &junitLimitReader{r: bufio.NewReaderSize(r, 64<<10)}
-	rd := &junitReader{name: name, lr: lr, d: xmlsafe.NewDecoder(lr)}
+	return junitRead(name, r, JUnitMaxCases, JUnitMaxToken)
+}
+
+// junitRead is ReadJUnit with the limits as parameters, for tests.
+func junitRead(name string, r io.Reader, maxCases int, maxToken int64) (*decide.TestFacts, error) {
+	lr := &junitLimitReader{r: bufio.NewReaderSize(r, 64<<10), max: maxToken}
+	rd := &junitReader{name: name, lr: lr, d: xmlsafe.NewDecoder(lr), maxCases: maxCases}
 	if err := rd.read(); err != nil {
 		return nil, err
 	}
@@ -88,15 +93,24 @@ func ReadJUnit(name string, r io.Reader) (*decide.TestFacts, error) {
 // of its own and the count is exact.
 type junitLimitReader struct {
 	r    *bufio.Reader
+	max  int64 // JUnitMaxToken
 	n    int64 // bytes read
 	mark int64 // offset at the end of the last token
 }
 
-var errJUnitToken = fmt.Errorf("XML token longer than %d MiB", JUnitMaxToken>>20)
+// errJUnitToken reports a token over the limit.
+type errJUnitToken int64
+
+func (e errJUnitToken) Error() string {
+	if e >= 1<<20 {
+		return fmt.Sprintf("XML token longer than %d MiB", e>>20)
+	}
+	return fmt.Sprintf("XML token longer than %d bytes", int64(e))
+}
 
 func (l *junitLimitReader) ReadByte() (byte, error) {
-	if l.n-l.mark >= JUnitMaxToken {
-		return 0, errJUnitToken
+	if l.n-l.mark >= l.max {
+		return 0, errJUnitToken(l.max)
 	}
 	b, err := l.r.ReadByte()
 	if err == nil {
@@ -106,9 +120,9 @@ func (l *junitLimitReader) ReadByte() (byte, error) {
 }
 
 func (l *junitLimitReader) Read(p []byte) (int, error) {
-	room := JUnitMaxToken - (l.n - l.mark)
+	room := l.max - (l.n - l.mark)
 	if room <= 0 {
-		return 0, errJUnitToken
+		return 0, errJUnitToken(l.max)
 	}
 	if int64(len(p)) > room {
 		p = p[:room]
@@ -120,11 +134,12 @@ func (l *junitLimitReader) Read(p []byte) (int, error) {
 
 // junitReader holds the state of one ReadJUnit call.
 type junitReader struct {
-	name   string
-	lr     *junitLimitReader
-	d      *xmlsafe.Decoder
-	cases  []decide.TestCase
-	suites []junitSuite // open <testsuite> elements, innermost last
+	name     string
+	lr       *junitLimitReader
+	d        *xmlsafe.Decoder
+	cases    []decide.TestCase
+	maxCases int          // JUnitMaxCases
+	suites   []junitSuite // open <testsuite> elements, innermost last
 }
 
 // junitSuite is an open <testsuite>.
@@ -332,8 +347,8 @@ type junitOutcome struct {
 
 // testcase reads one <testcase> up to its end.
 func (rd *junitReader) testcase(start xml.StartElement) error {
-	if len(rd.cases) >= JUnitMaxCases {
-		return decide.LineError(rd.name, rd.d.Line(), "more than %d test cases", JUnitMaxCases)
+	if len(rd.cases) >= rd.maxCases {
+		return decide.LineError(rd.name, rd.d.Line(), "more than %d test cases", rd.maxCases)
 	}
 	out := junitOutcome{status: decide.Passed}
 	for done := false; !done; {

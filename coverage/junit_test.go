@@ -448,17 +448,22 @@ func junitCaseStream(n int) io.Reader {
 
 func TestReadJUnitAcceptsTheCaseCapAndRejectsOneMore(t *testing.T) {
 	t.Parallel()
-	facts, err := ReadJUnit("big.xml", junitCaseStream(JUnitMaxCases))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if facts.Passed != JUnitMaxCases {
-		t.Errorf("passed = %d, want %d", facts.Passed, JUnitMaxCases)
-	}
-	_, err = ReadJUnit("big.xml", junitCaseStream(JUnitMaxCases+1))
-	want := fmt.Sprintf("big.xml:%d: more than %d test cases", JUnitMaxCases+2, JUnitMaxCases)
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %s", err, want)
+	for _, max := range []int{10, JUnitMaxCases} {
+		if max > 10 && testing.Short() {
+			continue
+		}
+		facts, err := junitRead("big.xml", junitCaseStream(max), max, JUnitMaxToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if facts.Passed != max {
+			t.Errorf("passed = %d, want %d", facts.Passed, max)
+		}
+		_, err = junitRead("big.xml", junitCaseStream(max+1), max, JUnitMaxToken)
+		want := fmt.Sprintf("big.xml:%d: more than %d test cases", max+2, max)
+		if err == nil || err.Error() != want {
+			t.Errorf("error = %v, want %s", err, want)
+		}
 	}
 }
 
@@ -474,14 +479,26 @@ func (r junitRepeat) Read(p []byte) (int, error) {
 
 func TestReadJUnitRejectsAHugeToken(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("reads 64 MiB")
-	}
-	r := io.MultiReader(strings.NewReader("<testsuite><testcase name=\"t\"><system-out>"), junitRepeat('x'))
-	_, err := ReadJUnit("huge.xml", r)
-	want := "huge.xml:1: reading JUnit XML: XML token longer than 64 MiB"
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %s", err, want)
+	for _, tc := range []struct {
+		name, head string
+		max        int64
+		want       string
+	}{
+		{"an endless system-out", "<testsuite><testcase name=\"t\"><system-out>", 1 << 20, "huge.xml:1: reading JUnit XML: XML token longer than 1 MiB"},
+		{"an endless attribute", "<testsuite name=\"", 1000, "huge.xml:1: reading JUnit XML: XML token longer than 1000 bytes"},
+		{"an endless CDATA section with tags inside", "<testsuite><testcase name=\"t\"><failure><![CDATA[<a>", 4096, "huge.xml:1: reading JUnit XML: XML token longer than 4096 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := io.MultiReader(strings.NewReader(tc.head), junitRepeat('<'))
+			if !strings.HasSuffix(tc.head, "<a>") {
+				r = io.MultiReader(strings.NewReader(tc.head), junitRepeat('x'))
+			}
+			_, err := junitRead("huge.xml", r, JUnitMaxCases, tc.max)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error = %v, want %s", err, tc.want)
+			}
+		})
 	}
 }
 
@@ -529,4 +546,26 @@ func FuzzReadJUnit(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestReadJUnitNamesAreStableAcrossRuns(t *testing.T) {
+	t.Parallel()
+	names := func(fixture string) map[string]decide.TestStatus {
+		out := map[string]decide.TestStatus{}
+		for _, c := range readJUnitFile(t, fixture).Cases {
+			out[c.Name] = c.Status
+		}
+		return out
+	}
+	for _, tc := range []struct{ name, a, b string }{
+		{"two Go runs written by gotestsum and go-junit-report", "gotestsum.xml", "go-junit-report.xml"},
+		{"two pytest runs of the two JUnit families", "pytest-xunit1.xml", "pytest-xunit2.xml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(names(tc.a), names(tc.b)); diff != "" {
+				t.Errorf("(-%s +%s):\n%s", tc.a, tc.b, diff)
+			}
+		})
+	}
 }
