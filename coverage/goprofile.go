@@ -89,6 +89,7 @@ type profReader struct {
 	done  map[string]*profSummary
 
 	cur      string // file being read, "" before the first block
+	prefix   []byte // cur + ":"
 	curLine  int    // profile line where its run started
 	blocks   []profBlock
 	unsorted bool
@@ -97,6 +98,9 @@ type profReader struct {
 func (p *profReader) read() error {
 	s := p.s
 	for {
+		if p.cur != "" {
+			p.fastBlocks()
+		}
 		line, ok := s.next()
 		if !ok {
 			break
@@ -181,6 +185,7 @@ func (p *profReader) blockLine(line []byte) error {
 		}
 		p.cur = string(file)
 		p.curLine = p.s.line
+		p.prefix = append(append(p.prefix[:0], file...), ':')
 	}
 	if n := len(p.blocks); n > 0 && !p.unsorted && profLess(&p.blocks[n-1], &b) >= 0 {
 		p.unsorted = true
@@ -188,6 +193,58 @@ func (p *profReader) blockLine(line []byte) error {
 	p.blocks = append(p.blocks, b)
 	return nil
 }
+
+// fastBlocks consumes the run of well-formed block lines of the current
+// file at the front of the scanner's window, parsing them in place. A line
+// that starts with "file:" and parses as numbers up to its "\n" holds no
+// other colon, so the file is exactly the current one. It stops, without
+// consuming, at anything else (another file, an incomplete or unusual
+// line), leaving it to the careful path with its error messages.
+func (p *profReader) fastBlocks() {
+	buf := p.s.window()
+	pre := p.prefix
+	for len(buf) > len(pre) && bytes.Equal(buf[:len(pre)], pre) {
+		i := len(pre)
+		var v [6]uint64
+		ok := true
+		for k := 0; k < 6; k++ {
+			j := i
+			var x uint64
+			for i < len(buf) && i-j < 10 {
+				c := buf[i] - '0'
+				if c > 9 {
+					break
+				}
+				x = x*10 + uint64(c)
+				i++
+			}
+			if i == j || i >= len(buf) || buf[i] != profSeps[k] || x > 1<<31 {
+				ok = false
+				break
+			}
+			v[k] = x
+			i++
+		}
+		if !ok {
+			return
+		}
+		b := profBlock{sl: uint32(v[0]), sc: uint32(v[1]), el: uint32(v[2]), ec: uint32(v[3]), stmts: uint32(v[4]), hit: v[5] > 0}
+		if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
+			return
+		}
+		p.s.advance(i)
+		b.line = p.s.line
+		if n := len(p.blocks); n > 0 && !p.unsorted && profLess(&p.blocks[n-1], &b) >= 0 {
+			p.unsorted = true
+		}
+		p.blocks = append(p.blocks, b)
+		buf = buf[i:]
+	}
+}
+
+// profSeps are the bytes after each number of a block line. The count may
+// have up to 10 digits on the fast path; longer ones take the careful path.
+var profSeps = [6]byte{'.', ',', '.', ' ', ' ', '\n'}
 
 // closeFile folds the run of blocks just read into the per-file totals.
 func (p *profReader) closeFile() error {

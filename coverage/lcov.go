@@ -26,6 +26,9 @@ func ReadLCOV(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		pathStr string
 	)
 	for {
+		if open {
+			lcovFastDA(s, t)
+		}
 		line, ok := s.next()
 		if !ok {
 			break
@@ -78,6 +81,60 @@ func ReadLCOV(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		return nil, decide.LineError(name, s.line+1, "no source file record (SF:) in LCOV data")
 	}
 	return t.facts(FormatLCOV), nil
+}
+
+// lcovFastDA consumes the run of plain "DA:line,count\n" lines (and of
+// records it skips) at the front of the scanner's window, parsing them in place: no line splitting,
+// no calls per byte. It stops, without consuming, at the first line that is
+// anything else, incomplete or unusual (a checksum, "\r", a long number),
+// leaving it to the careful path.
+func lcovFastDA(s *lineScanner, t *lineTally) {
+	buf := s.window()
+	for len(buf) > 6 {
+		if buf[0] != 'D' || buf[1] != 'A' || buf[2] != ':' {
+			// Skip the other records of the open file (FN, FNDA, BRDA,
+			// LF, LH, ...); SF and end_of_record take the careful path.
+			if buf[0] < 'A' || buf[0] > 'Z' || buf[0] == 'S' || !lcovKey(buf[:min(len(buf), 16)]) {
+				return
+			}
+			nl := bytes.IndexByte(buf, '\n')
+			if nl < 0 {
+				return
+			}
+			s.advance(nl + 1)
+			buf = buf[nl+1:]
+			continue
+		}
+		i := 3
+		var ln uint32
+		for n := 0; i < len(buf) && n < 9; i, n = i+1, n+1 {
+			c := buf[i] - '0'
+			if c > 9 {
+				break
+			}
+			ln = ln*10 + uint32(c)
+		}
+		if i == 3 || i >= len(buf) || buf[i] != ',' {
+			return
+		}
+		i++
+		j := i
+		hit := false
+		for i < len(buf) && i-j < 20 {
+			c := buf[i]
+			if c < '0' || c > '9' {
+				break
+			}
+			hit = hit || c != '0'
+			i++
+		}
+		if i == j || i >= len(buf) || buf[i] != '\n' {
+			return
+		}
+		t.add(ln, hit)
+		s.advance(i + 1)
+		buf = buf[i+1:]
+	}
 }
 
 // lcovKey reports whether line starts with an upper-case key and a colon.
@@ -172,9 +229,9 @@ func (t *lineTally) add(line uint32, hit bool) {
 func (t *lineTally) end(path string, errLine int) error {
 	cur := t.cur
 	if t.unsorted {
+		// add saw a line not above the one before: sort and merge
+		// duplicates. Otherwise the lines are strictly increasing.
 		slices.SortStableFunc(cur, func(a, b lineHit) int { return int(a.line) - int(b.line) })
-	}
-	if t.unsorted || len(cur) > 0 {
 		out := cur[:0]
 		for _, h := range cur {
 			if n := len(out); n > 0 && out[n-1].line == h.line {
@@ -195,14 +252,8 @@ func (t *lineTally) end(path string, errLine int) error {
 		t.sums[path] = sum
 		t.files = append(t.files, decide.FileCoverage{Path: path})
 	}
-	var covered int64
-	for _, h := range cur {
-		if h.hit {
-			covered++
-		}
-	}
+	covered := sum.encode(cur)
 	t.files[sum.file].Covered, t.files[sum.file].Total = covered, int64(len(cur))
-	sum.encode(cur)
 	t.bytes += sum.size()
 	if t.bytes > maxMergeBytes {
 		return decide.LineError(t.name, errLine, "too many distinct lines to merge (over %d MiB of line maps)", maxMergeBytes>>20)
@@ -247,11 +298,12 @@ func (s *lineSummary) size() int64 {
 }
 
 // encode stores a sorted, duplicate-free list: dense bitmaps when the lines
-// fill at least one in sixteen of their span, else the sorted list.
-func (s *lineSummary) encode(hs []lineHit) {
+// fill at least one in sixteen of their span, else the sorted list. It
+// returns the number of lines hit.
+func (s *lineSummary) encode(hs []lineHit) (covered int64) {
 	s.inst, s.hits, s.lines = nil, nil, nil
 	if len(hs) == 0 {
-		return
+		return 0
 	}
 	lo, hi := hs[0].line, hs[len(hs)-1].line
 	span := int64(hi) - int64(lo) + 1
@@ -265,9 +317,10 @@ func (s *lineSummary) encode(hs []lineHit) {
 			s.inst[i/64] |= 1 << (i % 64)
 			if h.hit {
 				s.hits[i/64] |= 1 << (i % 64)
+				covered++
 			}
 		}
-		return
+		return covered
 	}
 	s.lines = make([]uint32, len(hs))
 	s.hits = make([]uint64, (len(hs)+63)/64)
@@ -275,8 +328,10 @@ func (s *lineSummary) encode(hs []lineHit) {
 		s.lines[i] = h.line
 		if h.hit {
 			s.hits[i/64] |= 1 << (i % 64)
+			covered++
 		}
 	}
+	return covered
 }
 
 // decode appends the stored lines to dst, sorted.

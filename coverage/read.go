@@ -90,6 +90,11 @@ func newLineScanner(name string, r io.Reader) *lineScanner {
 func (s *lineScanner) next() (line []byte, ok bool) {
 	for {
 		if i := bytes.IndexByte(s.buf[s.pos:s.end], '\n'); i >= 0 {
+			if i > MaxLineLen {
+				s.line++
+				s.err = decide.LineError(s.name, s.line, "line longer than %d bytes", MaxLineLen)
+				return nil, false
+			}
 			line = s.buf[s.pos : s.pos+i]
 			s.pos += i + 1
 			s.line++
@@ -120,6 +125,17 @@ func (s *lineScanner) next() (line []byte, ok bool) {
 		}
 		s.fill()
 	}
+}
+
+// window returns the buffered, unread input, for fast paths that parse
+// whole lines in place; they must consume with advance and leave anything
+// unusual (a line not complete in the window, a malformed line) to next.
+func (s *lineScanner) window() []byte { return s.buf[s.pos:s.end] }
+
+// advance consumes one line of n bytes including its "\n".
+func (s *lineScanner) advance(n int) {
+	s.pos += n
+	s.line++
 }
 
 // fill moves the unread tail to the front of the buffer and reads more.

@@ -1,0 +1,329 @@
+package coverage
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The benchmarks generate their inputs — a ≥ 200 MB LCOV tracefile and a
+// ≥ 200 MB Go cover profile with realistic content — into a temporary
+// directory, only when run with -bench; nothing is committed. See
+// docs/performance.md for the method and the figures.
+//
+//	go test -run='^$' -bench=. -benchmem -benchtime=3x ./coverage
+
+const benchSize = 200 << 20
+
+// benchRand is a small deterministic generator (xorshift).
+type benchRand uint64
+
+func (r *benchRand) next(n int) int {
+	*r ^= *r << 13
+	*r ^= *r >> 7
+	*r ^= *r << 17
+	return int(uint64(*r) % uint64(n))
+}
+
+// benchCount draws a realistic execution count: a third never ran, most
+// ran a few times, some ran very often.
+func benchCount(r *benchRand) int {
+	switch v := r.next(100); {
+	case v < 33:
+		return 0
+	case v < 90:
+		return 1 + r.next(20)
+	default:
+		return r.next(5_000_000)
+	}
+}
+
+// genLCOV writes geninfo-like records (TN, SF, FN/FNDA, DA, BRDA, LF/LH,
+// end_of_record) until size bytes are written.
+func genLCOV(w io.Writer, size int64) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	r := benchRand(88172645463325252)
+	var written int64
+	var buf []byte
+	for f := 0; written < size; f++ {
+		buf = buf[:0]
+		buf = fmt.Appendf(buf, "TN:\nSF:/src/monorepo/services/svc%03d/internal/pkg%02d/file%05d.c\n", f%500, f%37, f)
+		nfn := 5 + r.next(20)
+		line := 1
+		type fn struct{ line, count int }
+		var fns []fn
+		for i := 0; i < nfn; i++ {
+			line += 3 + r.next(30)
+			fns = append(fns, fn{line, benchCount(&r)})
+			buf = fmt.Appendf(buf, "FN:%d,func_%d_%d\n", line, f, i)
+		}
+		for i, x := range fns {
+			buf = fmt.Appendf(buf, "FNDA:%d,func_%d_%d\n", x.count, f, i)
+		}
+		buf = fmt.Appendf(buf, "FNF:%d\nFNH:%d\n", nfn, nfn/2)
+		nda := 50 + r.next(500)
+		hit := 0
+		l := 1
+		for i := 0; i < nda; i++ {
+			l += 1 + r.next(3)
+			c := benchCount(&r)
+			if c > 0 {
+				hit++
+			}
+			buf = append(buf, "DA:"...)
+			buf = strconv.AppendInt(buf, int64(l), 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, int64(c), 10)
+			buf = append(buf, '\n')
+			if r.next(10) == 0 {
+				buf = fmt.Appendf(buf, "BRDA:%d,0,0,%d\nBRDA:%d,0,1,-\n", l, c, l)
+			}
+		}
+		buf = fmt.Appendf(buf, "LF:%d\nLH:%d\nend_of_record\n", nda, hit)
+		n, err := bw.Write(buf)
+		written += int64(n)
+		if err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// Go profile geometry: files of goBlocks blocks in functions of goFuncLen
+// blocks, goFilesPerPkg files per package.
+const (
+	goBlocks      = 800
+	goFuncLen     = 10
+	goFilesPerPkg = 50
+)
+
+// genGoProfile writes a "mode: atomic" profile until size bytes are
+// written. With src != "", it also writes a module (example.com/bench)
+// whose source files have the functions the blocks lie in, so that
+// `go tool cover -func` can run on the profile.
+func genGoProfile(w io.Writer, size int64, src string) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	r := benchRand(2463534242)
+	written, _ := bw.WriteString("mode: atomic\n")
+	var buf []byte
+	if src != "" {
+		if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module example.com/bench\n\ngo 1.24\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	for f := 0; int64(written) < size; f++ {
+		pkg := fmt.Sprintf("p%03d", f/goFilesPerPkg)
+		file := fmt.Sprintf("f%03d.go", f%goFilesPerPkg)
+		if src != "" {
+			if err := genGoSource(filepath.Join(src, pkg), file, f); err != nil {
+				return err
+			}
+		}
+		prefix := "example.com/bench/" + pkg + "/" + file + ":"
+		for b := 0; b < goBlocks; b++ {
+			// Function k starts at line 3+k*(goFuncLen+2); its blocks
+			// are the lines after its signature.
+			k, i := b/goFuncLen, b%goFuncLen
+			line := 3 + k*(goFuncLen+2) + 1 + i
+			buf = buf[:0]
+			buf = append(buf, prefix...)
+			buf = strconv.AppendInt(buf, int64(line), 10)
+			buf = append(buf, ".2,"...)
+			buf = strconv.AppendInt(buf, int64(line), 10)
+			buf = append(buf, ".10 "...)
+			buf = strconv.AppendInt(buf, int64(1+r.next(4)), 10)
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(benchCount(&r)), 10)
+			buf = append(buf, '\n')
+			n, err := bw.Write(buf)
+			written += n
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func genGoSource(dir, file string, f int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "package %s\n\n", filepath.Base(dir))
+	for k := 0; k < goBlocks/goFuncLen; k++ {
+		fmt.Fprintf(&b, "func F%d_%d(x int) int {\n", f, k)
+		for i := 0; i < goFuncLen; i++ {
+			b.WriteString("\tx = x + 1\n")
+		}
+		b.WriteString("}\n")
+	}
+	return os.WriteFile(filepath.Join(dir, file), b.Bytes(), 0o644)
+}
+
+func benchFile(b *testing.B, name string, gen func(io.Writer) error) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), name)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := gen(f); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+func benchRead(b *testing.B, path string, read func(*os.File) error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := read(f); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
+
+func BenchmarkReadLCOV(b *testing.B) {
+	path := benchFile(b, "big.info", func(w io.Writer) error { return genLCOV(w, benchSize) })
+	benchRead(b, path, func(f *os.File) error {
+		_, err := ReadLCOV("big.info", f)
+		return err
+	})
+}
+
+func BenchmarkReadGoProfile(b *testing.B) {
+	path := benchFile(b, "big.out", func(w io.Writer) error { return genGoProfile(w, benchSize, "") })
+	benchRead(b, path, func(f *os.File) error {
+		_, err := ReadGoProfile("big.out", f)
+		return err
+	})
+}
+
+// BenchmarkCompareTools runs, side by side on the same generated files,
+// `cat FILE > /dev/null`, `go tool cover -func`, `lcov --summary` and our
+// readers (through testdata/gen/benchcmp), each as a process under
+// /usr/bin/time -v, and reports wall time and peak RSS of each as custom
+// metrics (and in the log). Its b.N loop is a formality: every tool runs
+// once per iteration.
+func BenchmarkCompareTools(b *testing.B) {
+	for _, tool := range []string{"/usr/bin/time", "lcov", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			b.Skipf("%s not installed", tool)
+		}
+	}
+	dir := b.TempDir()
+	src := filepath.Join(dir, "mod")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	lcovPath := benchFile(b, "big.info", func(w io.Writer) error { return genLCOV(w, benchSize) })
+	profPath := filepath.Join(src, "big.out")
+	pf, err := os.Create(profPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := genGoProfile(pf, benchSize, src); err != nil {
+		b.Fatal(err)
+	}
+	pf.Close()
+	driver := filepath.Join(dir, "benchcmp")
+	build := exec.Command("go", "build", "-o", driver, "./testdata/gen/benchcmp")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build benchcmp: %v\n%s", err, out)
+	}
+	type run struct {
+		label string
+		dir   string
+		args  []string
+	}
+	runs := []run{
+		{"cat-lcov", "", []string{"sh", "-c", "cat " + lcovPath + " > /dev/null"}},
+		{"ours-lcov", "", []string{driver, "lcov", lcovPath}},
+		{"lcov-summary", "", []string{"lcov", "--summary", lcovPath}},
+		{"cat-goprofile", "", []string{"sh", "-c", "cat " + profPath + " > /dev/null"}},
+		{"ours-goprofile", "", []string{driver, "goprofile", profPath}},
+		{"go-tool-cover-func", src, []string{"go", "tool", "cover", "-func=" + profPath}},
+	}
+	userRx := regexp.MustCompile(`User time \(seconds\): ([0-9.]+)`)
+	sysRx := regexp.MustCompile(`System time \(seconds\): ([0-9.]+)`)
+	rssRx := regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
+	for _, p := range []string{lcovPath, profPath} {
+		st, _ := os.Stat(p)
+		b.Logf("%s: %d MB", filepath.Base(p), st.Size()>>20)
+	}
+	b.Logf("GOMAXPROCS %d, %s", runtime.GOMAXPROCS(0), runtime.Version())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range runs {
+			cmd := exec.Command("/usr/bin/time", append([]string{"-v"}, r.args...)...)
+			cmd.Dir = r.dir
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			err := cmd.Run()
+			elapsed := time.Since(start)
+			if err != nil {
+				b.Fatalf("%s: %v\n%s", r.label, err, lastLines(stderr.String(), 30))
+			}
+			rss := int64(0)
+			if m := rssRx.FindStringSubmatch(stderr.String()); m != nil {
+				rss, _ = strconv.ParseInt(m[1], 10, 64)
+			}
+			cpu := 0.0
+			for _, rx := range []*regexp.Regexp{userRx, sysRx} {
+				if m := rx.FindStringSubmatch(stderr.String()); m != nil {
+					v, _ := strconv.ParseFloat(m[1], 64)
+					cpu += v
+				}
+			}
+			b.ReportMetric(elapsed.Seconds(), r.label+"-s")
+			b.ReportMetric(cpu, r.label+"-cpu-s")
+			b.ReportMetric(float64(rss)/1024, r.label+"-MB")
+			b.Logf("%-20s wall %8.3f s  cpu %8.3f s  rss %7.1f MB  %s", r.label, elapsed.Seconds(), cpu, float64(rss)/1024,
+				summaryLine(r.label, stdout.String(), stderr.String()))
+		}
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := bytes.Split([]byte(s), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
+
+// summaryLine picks the totals line a tool printed.
+func summaryLine(label, stdout, stderr string) string {
+	for _, s := range []string{stdout, stderr} {
+		for _, l := range bytes.Split([]byte(s), []byte("\n")) {
+			if bytes.Contains(l, []byte("lines......")) || bytes.HasPrefix(l, []byte("total:")) || bytes.Contains(l, []byte(" of ")) && label[:4] == "ours" {
+				return string(bytes.Join(bytes.Fields(l), []byte(" ")))
+			}
+		}
+	}
+	return ""
+}
