@@ -224,7 +224,7 @@ func (rd *junitReader) read() error {
 		if err != nil {
 			return rd.fail(err)
 		}
-		if cd, ok := tok.(xml.CharData); ok && len(bytes.TrimSpace(cd)) > 0 {
+		if cd, ok := tok.(xml.CharData); ok && len(bytes.Trim(cd, " \t\r\n\ufeff")) > 0 { // a byte-order mark is not text
 			where := "before"
 			if rootSeen {
 				where = "after"

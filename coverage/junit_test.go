@@ -356,6 +356,32 @@ func TestReadJUnitShapes(t *testing.T) {
 			want: &decide.TestFacts{Passed: 1, Cases: []decide.TestCase{{Name: "c.t", File: "src/a.test.ts", Status: decide.Passed}}},
 		},
 		{
+			name: "a byte-order mark and an ISO-8859-1 declaration",
+			doc:  "\ufeff<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<testsuite name=\"s\"><testcase classname=\"c\" name=\"a\"/></testsuite>",
+			want: &decide.TestFacts{Passed: 1, Cases: []decide.TestCase{{Name: "c.a", Status: decide.Passed}}},
+		},
+		{
+			name: "a Gradle report",
+			doc: `<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="com.example.ParserTest" tests="2" skipped="0" failures="1" errors="0" timestamp="2024-05-01T10:00:00" hostname="ci" time="0.031">
+  <properties/>
+  <testcase name="parses(String)[1]" classname="com.example.ParserTest" time="0.004"/>
+  <testcase name="rejectsEmpty()" classname="com.example.ParserTest" time="0.02">
+    <failure message="java.lang.ClassCastException: class java.lang.String cannot be cast to class java.lang.Integer" type="java.lang.ClassCastException">java.lang.ClassCastException: class java.lang.String cannot be cast to class java.lang.Integer
+	at com.example.ParserTest.rejectsEmpty(ParserTest.java:31)
+</failure>
+  </testcase>
+  <system-out><![CDATA[]]></system-out>
+  <system-err><![CDATA[]]></system-err>
+</testsuite>`,
+			want: &decide.TestFacts{Passed: 1, Failed: 1, Cases: []decide.TestCase{
+				{Name: "com.example.ParserTest.parses(String)[1]", Status: decide.Passed},
+				{Name: "com.example.ParserTest.rejectsEmpty()", Status: decide.Failed,
+					Message:  "java.lang.ClassCastException: class java.lang.String cannot be cast to class java.lang.Integer",
+					Category: CategoryType},
+			}},
+		},
+		{
 			name: "an empty testsuites has no cases",
 			doc:  `<testsuites/>`,
 			want: &decide.TestFacts{},
