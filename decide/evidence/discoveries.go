@@ -75,13 +75,16 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 			f   decide.Finding
 			why string
 		)
+		var loop decide.Loop
 		switch d.Type {
 		case "review_finding":
+			loop = decide.Review
 			f, why = dcReviewFinding(d.Data)
 			if why == "" {
 				review = true
 			}
 		case "critique":
+			loop = decide.Critique
 			f, why = dcCritique(d.Data)
 			if why == "" {
 				if critique == nil {
@@ -90,6 +93,7 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 				critique.Entries++
 			}
 		case "issue_found":
+			loop = decide.Audit
 			f, why = dcIssue(d.Data)
 			if why == "" {
 				audit = true
@@ -103,6 +107,7 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 			continue
 		}
 		f.Source = fmt.Sprintf("%s:%d", name, n)
+		f.Loop = loop // the log mixes loops: each finding speaks for its own
 		keep.add(f)
 	}
 	if valid == 0 {

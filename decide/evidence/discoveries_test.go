@@ -17,9 +17,9 @@ func TestReadDiscoveriesFixture(t *testing.T) {
 	want := &decide.Evidence{
 		Sources: []string{"discoveries.ndjson"},
 		Findings: []decide.Finding{
-			{Severity: decide.High, File: "src/auth/jwt.ts", Line: 42, Rule: "security", Message: "Token expiry not validated", Suggestion: "Add exp claim check in validateToken()", Source: "discoveries.ndjson:2"},
-			{Severity: decide.Medium, Rule: "feasibility", Message: "API Gateway Pattern: Single point of failure risk", Source: "discoveries.ndjson:4"},
-			{Severity: decide.High, File: "design-tokens.json", Message: "Missing dark mode variant for semantic color tokens", Source: "discoveries.ndjson:5"},
+			{Severity: decide.High, File: "src/auth/jwt.ts", Line: 42, Rule: "security", Message: "Token expiry not validated", Suggestion: "Add exp claim check in validateToken()", Source: "discoveries.ndjson:2", Loop: decide.Review},
+			{Severity: decide.Medium, Rule: "feasibility", Message: "API Gateway Pattern: Single point of failure risk", Source: "discoveries.ndjson:4", Loop: decide.Critique},
+			{Severity: decide.High, File: "design-tokens.json", Message: "Missing dark mode variant for semantic color tokens", Source: "discoveries.ndjson:5", Loop: decide.Audit},
 		},
 		Review:   &decide.ReviewFacts{},
 		Critique: &decide.CritiqueFacts{Entries: 1},
@@ -45,9 +45,9 @@ func TestReadDiscoveries(t *testing.T) {
 	}{
 		{"only other types is valid and empty", `{"type":"design_decision","data":{}}` + "\n", nil, nil, nil},
 		{"file and line in place of file_line", `{"type":"review_finding","data":{"file":"a.go","line":3,"severity":"low","title":"t"}}`,
-			[]decide.Loop{decide.Review}, []decide.Finding{{Severity: decide.Low, File: "a.go", Line: 3, Message: "t", Source: "d:1"}}, nil},
+			[]decide.Loop{decide.Review}, []decide.Finding{{Severity: decide.Low, File: "a.go", Line: 3, Message: "t", Source: "d:1", Loop: decide.Review}}, nil},
 		{"an issue with a perspective", `{"type":"issue_found","data":{"file":"src/auth.ts","line":42,"severity":"critical","perspective":"security","description":"Hardcoded secret"}}`,
-			[]decide.Loop{decide.Audit}, []decide.Finding{{Severity: decide.Critical, File: "src/auth.ts", Line: 42, Rule: "security", Message: "Hardcoded secret", Source: "d:1"}}, nil},
+			[]decide.Loop{decide.Audit}, []decide.Finding{{Severity: decide.Critical, File: "src/auth.ts", Line: 42, Rule: "security", Message: "Hardcoded secret", Source: "d:1", Loop: decide.Audit}}, nil},
 		{"an over-long line is skipped", strings.Repeat("x", lnMaxLine+5) + "\n" + `{"type":"x"}`, nil, nil,
 			[]string{"d:1: skipped malformed line (longer than 1048576 bytes)"}},
 		{"an evidence line without data is skipped", `{"type":"critique"}` + "\n" + `{"type":"x"}`, nil, nil,
