@@ -1,0 +1,334 @@
+package evidence
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/xmlsafe"
+)
+
+// csMaxToken caps the bytes of one XML token (a tag with its attributes, a
+// run of text).
+const csMaxToken = 16 << 20
+
+// ReadCheckstyle reads a checkstyle XML report — <checkstyle><file
+// name="..."><error line="" column="" severity="" message="" source=""/>
+// — as written by ESLint, golangci-lint, phpcs and checkstyle itself.
+// Severity error → high, warning → medium, info and ignore → low; a missing
+// severity is error (checkstyle's default). Error-severity entries count as
+// LintErrors, or as TypeErrors when their source is a type checker
+// (typescript, tsc, typecheck, ...). At most MaxFindings findings are kept,
+// the most severe; the rest are counted in Evidence.Omitted. A DTD, entity
+// declarations, deep nesting or a token over 16 MiB are errors.
+func ReadCheckstyle(name string, r io.Reader) (*decide.Evidence, error) {
+	lim := &csLimiter{r: r, limit: csMaxToken}
+	br := bufio.NewReader(lim)
+	if b, err := br.Peek(3); err == nil && string(b) == "\uFEFF" {
+		_, _ = br.Discard(3) // a UTF-8 byte order mark
+	}
+	cr := &csReader{name: name, lim: lim, d: xmlsafe.NewDecoder(br), keep: sarifKeeper{max: MaxFindings}}
+	if err := cr.read(); err != nil {
+		return nil, err
+	}
+	ev := &decide.Evidence{
+		Sources:    []string{name},
+		Findings:   cr.keep.findings(),
+		Omitted:    cr.keep.omitted,
+		Analysis:   true,
+		LintErrors: cr.lint,
+		TypeErrors: cr.typ,
+	}
+	if n := ev.Omitted.Total(); n > 0 {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: kept the %d most severe of %d findings; %d omitted", name, len(ev.Findings), len(ev.Findings)+n, n))
+	}
+	return ev, nil
+}
+
+// csLimiter fails a read that would take one token past csMaxToken bytes;
+// the reader moves the limit before each token.
+type csLimiter struct {
+	r     io.Reader
+	n     int64
+	limit int64
+}
+
+var errCsTooBig = errors.New("XML token too large")
+
+func (l *csLimiter) Read(p []byte) (int, error) {
+	if l.n >= l.limit {
+		return 0, errCsTooBig
+	}
+	if room := l.limit - l.n; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	return n, err
+}
+
+// csReader holds the state of one ReadCheckstyle call.
+type csReader struct {
+	name      string
+	lim       *csLimiter
+	d         *xmlsafe.Decoder
+	keep      sarifKeeper
+	seq       int
+	lint, typ int
+}
+
+// token returns the next token; io.EOF at the end.
+func (cr *csReader) token() (xml.Token, error) {
+	cr.lim.limit = cr.lim.n + csMaxToken
+	t, err := cr.d.Token()
+	if err != nil {
+		return nil, cr.wrap(err)
+	}
+	return t, nil
+}
+
+// wrap turns a decoder error into a ParseError naming the line.
+func (cr *csReader) wrap(err error) error {
+	var se *xml.SyntaxError
+	var pe *decide.ParseError
+	switch {
+	case errors.Is(err, io.EOF):
+		return err
+	case errors.As(err, &pe):
+		return err
+	case errors.Is(err, errCsTooBig):
+		return decide.LineError(cr.name, cr.d.Line(), "a single XML token is larger than %d MiB", csMaxToken>>20)
+	case errors.Is(err, xmlsafe.ErrDTD):
+		return decide.LineError(cr.name, cr.d.Line(), "%v", err)
+	case errors.As(err, &se) && se.Msg == "unexpected EOF":
+		return decide.LineError(cr.name, se.Line, "unexpected end of file, expected the rest of the report")
+	case errors.As(err, &se):
+		return decide.LineError(cr.name, se.Line, "invalid XML: %s", se.Msg)
+	case strings.Contains(err.Error(), "nested deeper"):
+		return decide.LineError(cr.name, cr.d.Line(), "%v", err)
+	}
+	return &decide.ParseError{File: cr.name, Line: cr.d.Line(), Offset: -1, Msg: "read failed", Err: err}
+}
+
+func (cr *csReader) read() error {
+	// The root element.
+	for {
+		t, err := cr.token()
+		if errors.Is(err, io.EOF) {
+			return decide.LineError(cr.name, cr.d.Line(), "no XML element found, expected a <checkstyle> report")
+		}
+		if err != nil {
+			return err
+		}
+		if se, ok := t.(xml.StartElement); ok {
+			if se.Name.Local != "checkstyle" {
+				return decide.LineError(cr.name, cr.d.Line(), "root element <%s>, expected <checkstyle>", sarifCap(se.Name.Local, 64))
+			}
+			break
+		}
+		if cd, ok := t.(xml.CharData); ok && len(bytes.TrimSpace(cd)) > 0 {
+			return decide.LineError(cr.name, cr.d.Line(), "text before the root element, expected a <checkstyle> report")
+		}
+	}
+	if err := cr.readRoot(); err != nil {
+		return err
+	}
+	// Only comments, processing instructions and spaces may follow.
+	for {
+		t, err := cr.token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			return decide.LineError(cr.name, cr.d.Line(), "element <%s> after the root element", sarifCap(t.Name.Local, 64))
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return decide.LineError(cr.name, cr.d.Line(), "text after the root element")
+			}
+		}
+	}
+}
+
+// readRoot reads the <file> elements of <checkstyle>.
+func (cr *csReader) readRoot() error {
+	for {
+		t, err := cr.token()
+		if errors.Is(err, io.EOF) {
+			return decide.LineError(cr.name, cr.d.Line(), "unexpected end of file, expected </checkstyle>")
+		}
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			if t.Name.Local != "file" {
+				if err := cr.skip(); err != nil {
+					return err
+				}
+				continue
+			}
+			file := csPath(csAttr(t, "name"))
+			if err := cr.readFile(file); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// skip skips the element whose start was just read.
+func (cr *csReader) skip() error {
+	for depth := 1; depth > 0; {
+		t, err := cr.token()
+		if errors.Is(err, io.EOF) {
+			return decide.LineError(cr.name, cr.d.Line(), "unexpected end of file inside an element")
+		}
+		if err != nil {
+			return err
+		}
+		switch t.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		}
+	}
+	return nil
+}
+
+// readFile reads the <error> elements of one <file>.
+func (cr *csReader) readFile(file string) error {
+	for {
+		t, err := cr.token()
+		if errors.Is(err, io.EOF) {
+			return decide.LineError(cr.name, cr.d.Line(), "unexpected end of file, expected </file>")
+		}
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			line := cr.d.Line()
+			if t.Name.Local == "error" {
+				if err := cr.addError(file, t, line); err != nil {
+					return err
+				}
+			}
+			if err := cr.skip(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// addError files one <error>.
+func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
+	sevWord := strings.TrimSpace(csAttr(t, "severity"))
+	var sev decide.Severity
+	isErr := false
+	switch strings.ToLower(sevWord) {
+	case "", "error":
+		sev, isErr = decide.High, true
+	case "warning", "warn":
+		sev = decide.Medium
+	case "info", "ignore", "note", "none":
+		sev = decide.Low
+	default:
+		s, err := decide.ParseSeverity(sevWord)
+		if err != nil {
+			return decide.LineError(cr.name, at, "unknown severity %q (want error, warning, info or ignore)", sarifCap(sevWord, 40))
+		}
+		sev = s
+	}
+	line := 0
+	if v := strings.TrimSpace(csAttr(t, "line")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1<<30 {
+			return decide.LineError(cr.name, at, "line %q is not a line number", sarifCap(v, 40))
+		}
+		line = n
+	}
+	source := sarifCap(strings.TrimSpace(csAttr(t, "source")), sarifMaxField)
+	if isErr {
+		if sarifIsTypeChecker(source) || sarifIsTypeRule(source) {
+			cr.typ++
+		} else {
+			cr.lint++
+		}
+	}
+	cr.seq++
+	if !cr.keep.wants(sev, cr.seq) {
+		cr.keep.omitted.Add(sev)
+		return nil
+	}
+	msg := sarifCap(strings.TrimSpace(csAttr(t, "message")), sarifMaxMessage)
+	if msg == "" {
+		msg = source
+	}
+	if msg == "" {
+		msg = "(no message)"
+	}
+	cr.keep.add(cr.seq, decide.Finding{
+		Severity: sev,
+		File:     sarifCap(file, sarifMaxField),
+		Line:     line,
+		Rule:     source,
+		Message:  msg,
+		Source:   fmt.Sprintf("%s:%d", cr.name, at),
+	})
+	return nil
+}
+
+// csAttr returns the value of an attribute, "" when absent.
+func csAttr(t xml.StartElement, name string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// csPath tidies a file name: a leading "./" is dropped.
+func csPath(p string) string {
+	p = strings.TrimSpace(p)
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	return p
+}
+
+// isCheckstyle reports whether the head of a file is a checkstyle report:
+// its root element is <checkstyle>.
+func isCheckstyle(head []byte) bool {
+	d := xml.NewDecoder(bytes.NewReader(head))
+	d.Strict = true
+	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
+	for {
+		t, err := d.RawToken()
+		if err != nil {
+			return false
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			return t.Name.Local == "checkstyle"
+		case xml.CharData:
+			if len(bytes.TrimSpace(bytes.TrimPrefix(t, []byte("\uFEFF")))) > 0 {
+				return false
+			}
+		}
+	}
+}
