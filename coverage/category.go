@@ -21,12 +21,22 @@ const (
 var Categories = []string{CategoryImport, CategoryTiming, CategoryNull, CategoryMock, CategoryType, CategoryAssertion, CategoryOther}
 
 // catRule is one category with the markers that select it. A marker is
-// matched case-sensitively as a substring; exprs are regular expressions.
+// matched case-sensitively as a substring; exprs are regular expressions,
+// each run only when its lower-case literal occurs in the lowered message
+// (regular expressions over a long message are slow, and most fail).
 type catRule struct {
 	category string
 	markers  []string
-	exprs    []*regexp.Regexp
+	exprs    []catExpr
 }
+
+// catExpr is a regular expression with a literal it cannot match without.
+type catExpr struct {
+	need string // lower case
+	re   *regexp.Regexp
+}
+
+func catRE(need, expr string) catExpr { return catExpr{need, regexp.MustCompile(expr)} }
 
 // catRules are tried in order; the first rule with a matching marker wins.
 var catRules = []catRule{
@@ -37,9 +47,9 @@ var catRules = []catRule{
 		"ClassNotFoundException", "NoClassDefFoundError", "package does not exist", "cannot find symbol",
 		"TS2307", "TS2304", "TS2305", "TS2306",
 		"ERR_MODULE_NOT_FOUND",
-	}, []*regexp.Regexp{
-		regexp.MustCompile(`(^|[\s:])undefined: [\pL_]`),                   // Go compiler
-		regexp.MustCompile(`(ReferenceError|NameError): .*is not defined`), // JS, Python
+	}, []catExpr{
+		catRE("undefined: ", `(^|[\s:])undefined: [\pL_]`),                      // Go compiler
+		catRE("is not defined", `(ReferenceError|NameError): .*is not defined`), // JS, Python
 	}},
 	{CategoryTiming, []string{
 		"context deadline exceeded", "test timed out after", "panic: test timed out",
@@ -47,8 +57,8 @@ var catRules = []catRule{
 		"Hook timed out in", "Timed out in waitFor", "deadlock detected", "execution exceeded timeout",
 		"asyncio.TimeoutError", "asyncio.exceptions.TimeoutError", "TimeoutError", "Failed: Timeout >",
 		"TimeoutException", "timed out after", "all goroutines are asleep", "DeadlineExceeded",
-	}, []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\btimeout of \d+ ?ms\b`), // Mocha
+	}, []catExpr{
+		catRE("timeout of ", `(?i)\btimeout of \d+ ?ms\b`), // Mocha
 	}},
 	{CategoryNull, []string{
 		"nil pointer dereference", "invalid memory address", "assignment to entry in nil map",
@@ -57,8 +67,8 @@ var catRules = []catRule{
 		"Cannot destructure property", "undefined is not an object", "null is not an object",
 		"'NoneType' object", "NullPointerException", "NullReferenceException",
 		"Object is possibly 'undefined'", "Object is possibly 'null'", "TS2531", "TS2532", "TS18047", "TS18048",
-	}, []*regexp.Regexp{
-		regexp.MustCompile(`Cannot read property '[^']*' of (undefined|null)`), // older V8
+	}, []catExpr{
+		catRE("cannot read property", `Cannot read property '[^']*' of (undefined|null)`), // older V8
 	}},
 	{CategoryMock, []string{
 		"Unexpected call", "missing call(s)", "aborting test due to missing calls", "expectation(s) were met",
@@ -81,10 +91,10 @@ var catRules = []catRule{
 		"expect(", "Expected:", "Received:", "toEqual", "toStrictEqual", "toMatch",
 		"AssertionError", "AssertionFailedError", "ComparisonFailure", "AssertionFailure", "assert ",
 		"but was:", "expected:<", "Expected: ", "did not match", "are not equal",
-	}, []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\bgot\b.*\bwant\b|\bwant\b.*\bgot\b|=[^\n]*, want\b`),                                         // Go testing
-		regexp.MustCompile(`(?i)\bexpected\b.*\b(to (be|equal|deeply equal|have|contain|include|match)|but (got|was|found))`), // chai, Java
-		regexp.MustCompile(`(?i)\bexpected\b.*\bactual\b`),
+	}, []catExpr{
+		catRE("want", `(?i)\bgot\b.*\bwant\b|\bwant\b.*\bgot\b|=[^\n]*, want\b`),                                             // Go testing
+		catRE("expected", `(?i)\bexpected\b.*\b(to (be|equal|deeply equal|have|contain|include|match)|but (got|was|found))`), // chai, Java
+		catRE("actual", `(?i)\bexpected\b.*\bactual\b`),
 	}},
 }
 
@@ -120,6 +130,7 @@ func Categorize(message string) string {
 	if len(message) > catMaxInput {
 		message = message[:catMaxInput]
 	}
+	lower := ""
 	for _, r := range catRules {
 		for _, m := range r.markers {
 			if strings.Contains(message, m) {
@@ -127,7 +138,10 @@ func Categorize(message string) string {
 			}
 		}
 		for _, e := range r.exprs {
-			if e.MatchString(message) {
+			if lower == "" {
+				lower = strings.ToLower(message)
+			}
+			if strings.Contains(lower, e.need) && e.re.MatchString(message) {
 				return r.category
 			}
 		}

@@ -26,9 +26,17 @@ const (
 	// case.
 	JUnitMaxMessage = 2 << 10
 
-	junitMaxName   = 1 << 10 // classname, name and file attributes
-	junitMaxText   = 8 << 10 // failure text read for the message and category
-	junitMaxSysOut = 16 << 10
+	junitMaxName = 1 << 10 // classname, name and file attributes
+
+	// The cases kept must fit in bounded memory whatever the input: names
+	// and files together at most junitMaxKept bytes (an error beyond), and
+	// once messages have taken junitMaxMessages bytes, later messages keep
+	// only their first junitMaxShort bytes.
+	junitMaxKept     = 64 << 20
+	junitMaxMessages = 8 << 20
+	junitMaxShort    = 160
+	junitMaxText     = 8 << 10 // failure text read for the message and category
+	junitMaxSysOut   = 16 << 10
 )
 
 // ReadJUnit reads a JUnit XML test report as written by gotestsum and
@@ -55,9 +63,15 @@ const (
 //
 // Passed, Failed and Skipped are counted from the cases. The tests,
 // failures, errors and skipped attributes of the suites are not read: the
-// tools disagree on them (gotestsum counts parent tests, jest-junit omits
-// errors, Surefire counts flakes as passed) and the cases are what the
-// coverage guard compares, so the totals always equal the cases listed.
+// tools fill them unevenly (gotestsum writes no skipped count,
+// go-junit-report omits a zero one, Surefire counts flaky tests as run) and
+// the cases are what the coverage guard compares, so the totals always
+// equal the cases listed.
+//
+// Memory is bounded: each case keeps at most 1 KiB of name, 1 KiB of file
+// and JUnitMaxMessage of message; once 8 MiB of messages are kept, later
+// messages are cut to their first 160 bytes, and names beyond 64 MiB in all
+// are an error.
 //
 // A document whose root is not a JUnit element, malformed XML, a DTD, more
 // than JUnitMaxCases cases or a token over JUnitMaxToken bytes is an error
@@ -138,8 +152,10 @@ type junitReader struct {
 	lr       *junitLimitReader
 	d        *xmlsafe.Decoder
 	cases    []decide.TestCase
-	maxCases int          // JUnitMaxCases
-	suites   []junitSuite // open <testsuite> elements, innermost last
+	maxCases int // JUnitMaxCases
+
+	keptBytes, msgBytes int          // bytes of names and files, of messages
+	suites              []junitSuite // open <testsuite> elements, innermost last
 }
 
 // junitSuite is an open <testsuite>.
@@ -380,6 +396,14 @@ func (rd *junitReader) testcase(start xml.StartElement) error {
 	case decide.Skipped:
 		c.Message = junitMessage(out)
 	}
+	if rd.msgBytes+len(c.Message) > junitMaxMessages {
+		c.Message = junitExcerpt(c.Message, junitMaxShort)
+	}
+	rd.msgBytes += len(c.Message)
+	rd.keptBytes += len(c.Name) + len(c.File)
+	if rd.keptBytes > junitMaxKept {
+		return decide.LineError(rd.name, rd.d.Line(), "test names longer than %d MiB in all", junitMaxKept>>20)
+	}
 	rd.cases = append(rd.cases, c)
 	return nil
 }
@@ -397,7 +421,7 @@ func (rd *junitReader) outcome(t xml.StartElement, out *junitOutcome) error {
 		}
 		out.failureSeen = true
 		out.status = decide.Failed
-		out.typ, out.msg, out.text = junitAttr(t, "type"), junitAttr(t, "message"), text
+		out.typ, out.msg, out.text = junitClip(junitAttr(t, "type"), junitMaxName), junitClip(junitAttr(t, "message"), junitMaxText), text
 		return nil
 	case "skipped":
 		if out.failureSeen || out.status == decide.Skipped {
@@ -408,7 +432,7 @@ func (rd *junitReader) outcome(t xml.StartElement, out *junitOutcome) error {
 			return err
 		}
 		out.status = decide.Skipped
-		out.typ, out.msg, out.text = junitAttr(t, "type"), junitAttr(t, "message"), text
+		out.typ, out.msg, out.text = junitClip(junitAttr(t, "type"), junitMaxName), junitClip(junitAttr(t, "message"), junitMaxText), text
 		return nil
 	}
 	// flakyFailure, flakyError (a rerun passed), system-out, system-err,

@@ -595,3 +595,34 @@ func TestReadJUnitNamesAreStableAcrossRuns(t *testing.T) {
 		})
 	}
 }
+
+func TestReadJUnitShortensMessagesOnceTheBudgetIsSpent(t *testing.T) {
+	t.Parallel()
+	const n = junitMaxMessages/JUnitMaxMessage + 100
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriter(pw)
+		w.WriteString("<testsuite name=\"s\">\n")
+		long := strings.Repeat("got 1 want 2 ", JUnitMaxMessage/8)
+		for i := range n {
+			fmt.Fprintf(w, "<testcase name=\"t%d\"><failure message=\"%s\"/></testcase>\n", i, long)
+		}
+		w.WriteString("</testsuite>\n")
+		w.Flush()
+		pw.Close()
+	}()
+	facts, err := ReadJUnit("many.xml", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, c := range facts.Cases {
+		total += len(c.Message)
+	}
+	if total > junitMaxMessages+200*(junitMaxShort+len(" …")) {
+		t.Errorf("messages take %d bytes, want at most %d + 100 short ones", total, junitMaxMessages)
+	}
+	if last := facts.Cases[n-1]; len(last.Message) > junitMaxShort+len(" …") || last.Category != CategoryAssertion {
+		t.Errorf("last case: %d-byte message, category %s; want a short one, still categorized", len(last.Message), last.Category)
+	}
+}
