@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 )
@@ -57,7 +58,13 @@ func (d *Decision) MarshalJSON() ([]byte, error) {
 	if j.Status == "" {
 		j.Status = StatusComplete
 	}
-	return json.Marshal(j)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // reasons say "<" and "≥"; the report escapes for HTML itself
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // WriteJSON writes the decision JSON, indented, with a final newline.

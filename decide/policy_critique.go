@@ -9,7 +9,7 @@ func decideCritique(in Input, d *Decision) {
 	switch {
 	case cf != nil && cf.Unreadable != "":
 		d.Outcome, d.Verdict = Converge, "CONVERGE"
-		d.Notes = append(d.Notes, "warning: critique data could not be read ("+cf.Unreadable+"): converged without it")
+		d.Notes = append(d.Notes, "warning: critique data could not be read: converged without it")
 		d.Reasons = append(d.Reasons, "critique data unreadable: no evidence for revision")
 		return
 	case cf == nil && len(d.Findings) == 0:

@@ -21,7 +21,7 @@ func decideValidation(in Input, d *Decision) error {
 	}
 
 	if vf.Unreadable != "" {
-		d.Notes = append(d.Notes, "validation report unreadable ("+vf.Unreadable+"): treated as a failed validation")
+		d.Notes = append(d.Notes, "warning: the validation report could not be read: treated as a failed validation")
 		d.Reasons = append(d.Reasons, "validation report unreadable: treated as failed")
 		d.Checks = nil
 		retryOrAccept(d)

@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/gcloop/gcloop/coverage"
+	"github.com/gcloop/gcloop/coverage/cycle"
+	"github.com/gcloop/gcloop/coverage/guard"
+	"github.com/gcloop/gcloop/decide"
+)
+
+// runCoverage runs `gcloop coverage report|guard|cycle`.
+func runCoverage(env *Env, args []string) error {
+	if len(args) == 0 {
+		return usagef("coverage: want a subcommand: report, guard or cycle")
+	}
+	switch args[0] {
+	case "report":
+		return runCoverageReport(env, args[1:])
+	case "guard":
+		return runCoverageGuard(env, args[1:])
+	case "cycle":
+		return runCoverageCycle(env, args[1:])
+	}
+	return usagef("coverage: unknown subcommand %q (want report, guard or cycle)", args[0])
+}
+
+// runCoverageReport prints the coverage and test totals of report files.
+func runCoverageReport(env *Env, args []string) error {
+	fs := newFlagSet("coverage report", env)
+	format := fs.String("format", "markdown", "output format: json or markdown")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage report [--format json|markdown] FILE...")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagError(err)
+	}
+	if len(files) == 0 {
+		return usagef("coverage report: no report files given")
+	}
+	if *format != "json" && *format != "markdown" {
+		return usagef("coverage report: --format %q: want json or markdown", *format)
+	}
+	var pieces []*decide.Evidence
+	var formats []coverage.Format
+	for _, name := range files {
+		e, f, err := readCoverageFile(name)
+		if err != nil {
+			return err
+		}
+		pieces = append(pieces, e)
+		formats = append(formats, f)
+	}
+	merged, err := decide.Merge(pieces...)
+	if err != nil {
+		return err
+	}
+	rep := coverage.NewReport(merged, formats)
+	if *format == "json" {
+		return rep.WriteJSON(env.Stdout)
+	}
+	return rep.WriteMarkdown(env.Stdout)
+}
+
+func readCoverageFile(name string) (*decide.Evidence, coverage.Format, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
+	}
+	defer f.Close()
+	return coverage.ReadFormat(name, f)
+}
+
+// readTests reads a JUnit file for the guard; "" gives nil.
+func readTests(name string) (*decide.TestFacts, error) {
+	if name == "" {
+		return nil, nil
+	}
+	e, _, err := readCoverageFile(name)
+	if err != nil {
+		return nil, err
+	}
+	if e.Tests == nil {
+		return nil, fmt.Errorf("read %s: not a test report (want JUnit XML)", name)
+	}
+	return e.Tests, nil
+}
+
+// runCoverageGuard judges the work tree's changes against a base revision.
+func runCoverageGuard(env *Env, args []string) error {
+	fs := newFlagSet("coverage guard", env)
+	base := fs.String("base", "HEAD", "revision the work tree is compared with")
+	before := fs.String("before", "", "JUnit report of the tests before the change")
+	after := fs.String("after", "", "JUnit report of the tests after the change")
+	patterns := fs.String("patterns", "", "comma-separated test-path globs (default: the built-in test patterns)")
+	dir := fs.String("C", ".", "work tree to judge")
+	format := fs.String("format", "text", "output format: text or json")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage guard [--base REV] [--before JUNIT] [--after JUNIT] [--patterns GLOB,...]")
+		fs.PrintDefaults()
+	}
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagError(err)
+	}
+	if len(rest) > 0 {
+		return usagef("coverage guard: unexpected argument %q", rest[0])
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("coverage guard: --format %q: want text or json", *format)
+	}
+	opts := guard.Options{}
+	if *patterns != "" {
+		for _, p := range strings.Split(*patterns, ",") {
+			p = strings.TrimSpace(p)
+			if err := guard.ValidatePattern(p); err != nil {
+				return usagef("coverage guard: --patterns: %v", err)
+			}
+			opts.Patterns = append(opts.Patterns, p)
+		}
+	}
+	bt, err := readTests(*before)
+	if err != nil {
+		return err
+	}
+	at, err := readTests(*after)
+	if err != nil {
+		return err
+	}
+	changes, err := guard.FromGit(env.Ctx, *dir, *base)
+	if err != nil {
+		return err
+	}
+	m := guard.Metrics{PassRateBefore: bt.Rate(), PassRateAfter: at.Rate()}
+	res := guard.Check(changes, bt, at, m, opts)
+	if *format == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		out := struct {
+			OK         bool              `json:"ok"`
+			Accepted   []string          `json:"accepted"`
+			Violations []guard.Violation `json:"violations"`
+			Notes      []string          `json:"notes"`
+		}{res.OK(), nonNilStrings(res.Accepted), res.Violations, nonNilStrings(res.Notes)}
+		if out.Violations == nil {
+			out.Violations = []guard.Violation{}
+		}
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		printGuard(env, res, len(changes))
+	}
+	if !res.OK() {
+		return &exitError{code: exitGuard, msg: fmt.Sprintf("guard: %d violation(s): the change is not test-only", len(res.Violations))}
+	}
+	return nil
+}
+
+func printGuard(env *Env, res guard.Result, changed int) {
+	for _, v := range res.Violations {
+		fmt.Fprintln(env.Stdout, v.String())
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(env.Stdout, "note:", n)
+	}
+	if res.OK() {
+		fmt.Fprintf(env.Stdout, "ok: %d changed file(s), all test-only\n", changed)
+	}
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// runCoverageCycle runs one local fix-verify cycle.
+func runCoverageCycle(env *Env, args []string) error {
+	fs := newFlagSet("coverage cycle", env)
+	var o cycle.Options
+	fs.StringVar(&o.Test, "test", "", "shell command that runs the tests and writes the reports")
+	fs.StringVar(&o.Fix, "fix", "", "shell command that writes or fixes tests")
+	fs.StringVar(&o.Coverage, "coverage", "", "coverage report the test command writes")
+	fs.StringVar(&o.JUnit, "junit", "", "JUnit report the test command writes")
+	fs.Float64Var(&o.Target, "target", 0, "coverage target in percent (default: per layer)")
+	fs.StringVar(&o.Layer, "layer", "", "coverage layer: L1, L2 or L3")
+	fs.IntVar(&o.Round, "round", 1, "round number shown in the report")
+	fs.StringVar(&o.Dir, "C", ".", "work tree to run in")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage cycle --test CMD --fix CMD --coverage FILE [--junit FILE] [--target P] [--round N]")
+		fs.PrintDefaults()
+	}
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagError(err)
+	}
+	switch {
+	case len(rest) > 0:
+		return usagef("coverage cycle: unexpected argument %q", rest[0])
+	case o.Test == "" || o.Fix == "" || o.Coverage == "":
+		return usagef("coverage cycle: --test, --fix and --coverage are required")
+	case o.Round < 1:
+		return usagef("coverage cycle: --round %d: rounds start at 1", o.Round)
+	case o.Target < 0 || o.Target > 100:
+		return usagef("coverage cycle: --target %g out of range 0–100", o.Target)
+	}
+	if _, err := decide.LayerTarget(o.Layer); err != nil {
+		return usagef("coverage cycle: %v", err)
+	}
+	o.Stdout, o.Stderr, o.Read = env.Stderr, env.Stderr, coverage.Read
+	res, err := cycle.Run(env.Ctx, o)
+	if err != nil {
+		if res.Reverted {
+			fmt.Fprint(env.Stdout, res.Markdown())
+		}
+		return err
+	}
+	fmt.Fprint(env.Stdout, res.Markdown())
+	if !res.Accepted() && len(res.Changes) > 0 {
+		return &exitError{code: exitGuard, msg: "cycle: the fixer's change was refused and reverted"}
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gcloop/gcloop/decide"
+)
+
+// decideOptions are the flags of `gcloop decide` (DESIGN §8).
+type decideOptions struct {
+	loop, id, layer, sha, state, stateOut, config, format, failOn string
+	round, maxRounds, stall                                       int
+	threshold, target                                             float64
+	set                                                           map[string]bool
+	evidence                                                      []string
+}
+
+func parseDecideFlags(env *Env, args []string) (*decideOptions, error) {
+	o := &decideOptions{}
+	fs := newFlagSet("decide", env)
+	fs.StringVar(&o.loop, "loop", "", "loop kind: review, critique, audit, validation or coverage (sniffed from the evidence when absent)")
+	fs.StringVar(&o.id, "id", "", "loop id (default: the loop kind)")
+	fs.IntVar(&o.round, "round", 0, "round to decide (default: from --state, else 1)")
+	fs.IntVar(&o.maxRounds, "max-rounds", 0, "round cap (default: per loop)")
+	fs.Float64Var(&o.threshold, "threshold", 0, "review score threshold (default 7)")
+	fs.Float64Var(&o.target, "target", 0, "coverage target in percent (default: per layer)")
+	fs.StringVar(&o.layer, "layer", "", "coverage layer: L1, L2 or L3")
+	fs.IntVar(&o.stall, "stall", 0, "stuck rounds in a row that stop the loop (default 2; 0 disables)")
+	fs.StringVar(&o.sha, "sha", "", "head sha of the round (the same sha as the last round re-decides it)")
+	fs.StringVar(&o.state, "state", "", "state file with the loop's history (missing: a fresh loop)")
+	fs.StringVar(&o.stateOut, "state-out", "", "write the updated state to this file")
+	fs.StringVar(&o.config, "config", "", "configuration file (.github/gcloop.yml)")
+	fs.StringVar(&o.format, "format", "markdown", "output format: markdown or json")
+	fs.StringVar(&o.failOn, "fail-on", "never", "exit 3 when the decision matches: never, fix or escalate")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: gcloop decide [flags] EVIDENCE...")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, flagError(err)
+	}
+	o.evidence = pos
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	switch {
+	case len(o.evidence) == 0:
+		return nil, usagef("decide: no evidence files given")
+	case o.format != "markdown" && o.format != "json":
+		return nil, usagef("decide: --format %q: want markdown or json", o.format)
+	case o.failOn != "never" && o.failOn != "fix" && o.failOn != "escalate":
+		return nil, usagef("decide: --fail-on %q: want never, fix or escalate", o.failOn)
+	case o.set["round"] && o.round < 1:
+		return nil, usagef("decide: --round %d: rounds start at 1", o.round)
+	case o.id != "" && !decide.ValidID(o.id):
+		return nil, usagef("decide: --id %q: want 1–64 letters, digits, '.', '_' or '-'", o.id)
+	}
+	if o.loop != "" {
+		l, err := decide.ParseLoop(o.loop)
+		if err != nil {
+			return nil, usagef("decide: --loop: %v", err)
+		}
+		o.loop = string(l)
+	}
+	return o, nil
+}
+
+func runDecide(env *Env, args []string) error {
+	o, err := parseDecideFlags(env, args)
+	if err != nil {
+		return err
+	}
+	st, stateNote, err := loadState(o.state)
+	if err != nil {
+		return err
+	}
+	loop := decide.Loop(o.loop)
+	pieces, err := readEvidence(o.evidence, loop)
+	if err != nil {
+		return err
+	}
+	ev, err := decide.Merge(pieces...)
+	if err != nil {
+		return err
+	}
+	if loop == "" {
+		if loop, err = sniffLoop(ev, st); err != nil {
+			return err
+		}
+	}
+	id := o.id
+	if id == "" {
+		id = string(loop)
+		if st != nil && st.Loop == loop {
+			id = st.ID
+		}
+	}
+	if st != nil && (st.Loop != loop || st.ID != id) {
+		return fmt.Errorf("state %s holds loop %s (id %s), not %s (id %s)", o.state, st.Loop, st.ID, loop, id)
+	}
+	cfg, err := o.loopConfig(loop, id)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		st = decide.NewState(loop, id, cfg.MaxRounds)
+	}
+	round, history := st.Next(o.sha)
+	if o.set["round"] {
+		round, history = o.round, roundsBefore(st.Rounds, o.round)
+	}
+	in := decide.Input{Loop: loop, ID: id, Evidence: ev, Config: cfg, Round: round, History: history,
+		Grants: len(st.Grants), SHA: o.sha, Now: now(env)}
+	d, err := decide.Decide(in)
+	if err != nil {
+		var nd *decide.NoDecisionError
+		if errors.As(err, &nd) {
+			return err
+		}
+		return usagef("decide: %v", err)
+	}
+	if stateNote != "" {
+		d.Notes = append(d.Notes, stateNote)
+	}
+	if err := writeDecision(env, d, o.format); err != nil {
+		return err
+	}
+	if o.stateOut != "" {
+		st.MaxRounds = cfg.MaxRounds
+		st.Record(d.Record())
+		if err := writeState(o.stateOut, st); err != nil {
+			return err
+		}
+	}
+	return failOn(o.failOn, d)
+}
+
+// loopConfig layers flags over the configuration file over the defaults.
+func (o *decideOptions) loopConfig(loop decide.Loop, id string) (decide.Config, error) {
+	cfg := decide.Defaults(loop)
+	if o.config != "" {
+		if err := applyConfigFile(&cfg, o.config, loop, id); err != nil {
+			return cfg, err
+		}
+	}
+	if o.set["max-rounds"] {
+		cfg.MaxRounds = o.maxRounds
+	}
+	if o.set["threshold"] {
+		cfg.Threshold = o.threshold
+	}
+	if o.set["target"] {
+		cfg.Target = &o.target
+	}
+	if o.set["layer"] {
+		cfg.Layer = strings.ToUpper(o.layer)
+	}
+	if o.set["stall"] {
+		cfg.Stall = o.stall
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("decide: %v", err)
+	}
+	return cfg, nil
+}
+
+// sniffLoop names the loop the evidence speaks for (DESIGN §8).
+func sniffLoop(ev *decide.Evidence, st *decide.State) (decide.Loop, error) {
+	kinds := ev.Kinds()
+	switch {
+	case len(kinds) == 1:
+		return kinds[0], nil
+	case len(kinds) > 1:
+		names := make([]string, len(kinds))
+		for i, k := range kinds {
+			names[i] = string(k)
+		}
+		return "", usagef("decide: the evidence speaks for several loops (%s): choose one with --loop", strings.Join(names, ", "))
+	case st != nil:
+		return st.Loop, nil
+	}
+	return "", &decide.NoDecisionError{Msg: fmt.Sprintf("no evidence of any loop in %s: give --loop, or evidence gcloop can read", strings.Join(ev.Sources, ", "))}
+}
+
+// loadState reads a state file: a missing file is a fresh loop, a corrupt
+// one starts from round 1 with a note.
+func loadState(path string) (*decide.State, string, error) {
+	if path == "" {
+		return nil, "", nil
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("read state %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := decide.DecodeState(f)
+	if err != nil {
+		return nil, fmt.Sprintf("state %s unreadable (%v): started from round 1", path, err), nil
+	}
+	return st, "", nil
+}
+
+func writeState(path string, st *decide.State) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := st.Encode(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write state %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write state %s: %w", path, err)
+	}
+	return nil
+}
+
+func roundsBefore(rs []decide.RoundRecord, n int) []decide.RoundRecord {
+	var out []decide.RoundRecord
+	for _, r := range rs {
+		if r.N < n {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func writeDecision(env *Env, d *decide.Decision, format string) error {
+	if format == "json" {
+		return d.WriteJSON(env.Stdout)
+	}
+	md, err := decide.RenderMarkdown(d, decide.ReportOptions{})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(env.Stdout, md)
+	return err
+}
+
+// failOn returns exit 3 when the decision matches --fail-on.
+func failOn(mode string, d *decide.Decision) error {
+	if (mode == "escalate" && d.Outcome == decide.Escalate) || (mode == "fix" && d.Outcome != decide.Converge) {
+		return &exitError{code: exitFailOn, msg: fmt.Sprintf("decision %s (%s) matches --fail-on %s", d.Outcome, d.Verdict, mode)}
+	}
+	return nil
+}
+
+// now is the decision time: SOURCE_DATE_EPOCH when set (reproducible
+// output), else the clock.
+func now(env *Env) time.Time {
+	if s := env.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return time.Unix(n, 0).UTC()
+		}
+	}
+	return env.Now().UTC().Truncate(time.Second)
+}

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/gcloop/gcloop/coverage"
+	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/decide/evidence"
+)
+
+// readEvidence reads every evidence path; a directory stands for the
+// readable files under it. loop, when known, picks the fallbacks of
+// DESIGN §2.2 and §2.4 for files that cannot be read.
+func readEvidence(paths []string, loop decide.Loop) ([]*decide.Evidence, error) {
+	var out []*decide.Evidence
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
+		}
+		if !info.IsDir() {
+			e, err := readEvidenceFile(p, loop)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+			continue
+		}
+		es, err := readEvidenceDir(p, loop)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, es...)
+	}
+	return out, nil
+}
+
+// readEvidenceDir reads the files under dir whose content gcloop knows, in
+// name order; other files are passed over.
+func readEvidenceDir(dir string, loop decide.Loop) ([]*decide.Evidence, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read evidence %s: %w", dir, unwrapPathError(err))
+	}
+	sort.Strings(files)
+	var out []*decide.Evidence
+	for _, f := range files {
+		known, err := sniffFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if !known {
+			continue
+		}
+		e, err := readEvidenceFile(f, loop)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("read evidence %s: no evidence file gcloop can read in the directory", dir)
+	}
+	return out, nil
+}
+
+func sniffFile(p string) (bool, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return false, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
+	}
+	defer f.Close()
+	head := make([]byte, evidence.SniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read evidence %s: %w", p, err)
+	}
+	head = head[:n]
+	return coverage.Sniff(head) != "" || evidence.Sniff(head) != "", nil
+}
+
+// readEvidenceFile reads one evidence file, coverage and test reports
+// through package coverage, critic evidence through package evidence.
+func readEvidenceFile(p string, loop decide.Loop) (*decide.Evidence, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, err := br.Peek(coverage.SniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, fmt.Errorf("read evidence %s: %w", p, err)
+	}
+	var e *decide.Evidence
+	if coverage.Sniff(head) != "" {
+		e, err = coverage.Read(p, br)
+	} else {
+		e, err = evidence.Read(p, br)
+	}
+	if err == nil {
+		return e, nil
+	}
+	var pe *decide.ParseError
+	if !errors.As(err, &pe) {
+		return nil, err
+	}
+	// Fallbacks the loops prescribe for data that cannot be read.
+	switch loop {
+	case decide.Critique:
+		return &decide.Evidence{Sources: []string{p}, Critique: &decide.CritiqueFacts{Unreadable: err.Error()}, Notes: []string{err.Error()}}, nil
+	case decide.Validation:
+		if evidence.Sniff(head) == "" || evidence.Sniff(head) == evidence.FormatValidationReport {
+			return &decide.Evidence{Sources: []string{p}, Validation: &decide.ValidationFacts{Unreadable: err.Error()}, Notes: []string{err.Error()}}, nil
+		}
+	}
+	return nil, err
+}
+
+// unwrapPathError drops the *fs.PathError wrapper, whose path the caller
+// already names.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
