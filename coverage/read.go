@@ -66,8 +66,8 @@ func ReadFormat(name string, r io.Reader) (*decide.Evidence, Format, error) {
 const MaxLineLen = 1 << 20
 
 // lineScanner splits a stream into lines without allocating per line. It
-// owns one buffer of MaxLineLen bytes plus a little slack, refilled in
-// place; a line is a sub-slice of that buffer, valid until the next call.
+// owns one buffer, 64 KiB at first and grown up to MaxLineLen plus a little
+// slack only when a line needs it, refilled in place; a line is a sub-slice of that buffer, valid until the next call.
 // It is faster than bufio.Scanner on hot paths because the common case of
 // next is one bytes.IndexByte over data already in the buffer.
 type lineScanner struct {
@@ -82,7 +82,7 @@ type lineScanner struct {
 }
 
 func newLineScanner(name string, r io.Reader) *lineScanner {
-	return &lineScanner{r: r, name: name, buf: make([]byte, MaxLineLen+4096)}
+	return &lineScanner{r: r, name: name, buf: make([]byte, 64<<10)}
 }
 
 // next returns the next line without its "\n" or "\r\n". ok is false at
@@ -143,6 +143,11 @@ func (s *lineScanner) fill() {
 	if s.pos > 0 {
 		s.end = copy(s.buf, s.buf[s.pos:s.end])
 		s.pos = 0
+	}
+	if s.end == len(s.buf) { // a line longer than the buffer, but not yet too long
+		nb := make([]byte, min(2*len(s.buf), MaxLineLen+4096))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
 	}
 	for s.end < len(s.buf) {
 		n, err := s.r.Read(s.buf[s.end:])
