@@ -109,7 +109,7 @@ func (cr *csReader) wrap(err error) error {
 	case errors.As(err, &se) && se.Msg == "unexpected EOF":
 		return decide.LineError(cr.name, se.Line, "unexpected end of file, expected the rest of the report")
 	case errors.As(err, &se):
-		return decide.LineError(cr.name, se.Line, "invalid XML: %s", se.Msg)
+		return decide.LineError(cr.name, se.Line, "invalid XML: %s", csOneLine(se.Msg))
 	case strings.Contains(err.Error(), "nested deeper"):
 		return decide.LineError(cr.name, cr.d.Line(), "%v", err)
 	}
@@ -290,6 +290,11 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 		Source:   fmt.Sprintf("%s:%d", cr.name, at),
 	})
 	return nil
+}
+
+// csOneLine escapes line breaks so that a message stays on one line.
+func csOneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // csAttr returns the value of an attribute, "" when absent.

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -239,4 +240,32 @@ func TestIsCheckstyle(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzReadCheckstyle(f *testing.F) {
+	for _, name := range []string{"checkstyle-eslint.xml", "checkstyle-golangci.xml"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("\uFEFF<?xml version=\"1.0\"?><!-- c --><checkstyle><x/><file name=\"./a\"><error line=\"\" severity=\"ignore\" source=\"TS1\"/></file></checkstyle>"))
+	f.Add([]byte(`<!DOCTYPE x [<!ENTITY a "b">]><checkstyle/>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := ReadCheckstyle("f.xml", bytes.NewReader(data))
+		if err != nil {
+			var pe *decide.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T %v is not a ParseError", err, err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q is not one line", err)
+			}
+			return
+		}
+		if len(ev.Findings) > MaxFindings || ev.LintErrors+ev.TypeErrors > len(ev.Findings)+ev.Omitted.Total() {
+			t.Fatalf("inconsistent counts: %d findings, %+v omitted, %d+%d errors", len(ev.Findings), ev.Omitted, ev.LintErrors, ev.TypeErrors)
+		}
+	})
 }

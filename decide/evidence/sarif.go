@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -384,7 +385,7 @@ func (s *sarifScanner) escape() (rune, error) {
 		}
 		return r, nil
 	}
-	return 0, s.errorf(at, "invalid JSON: invalid escape \\%c in string", e)
+	return 0, s.errorf(at, "invalid JSON: invalid escape %q in string", "\\"+string(rune(e)))
 }
 
 func (s *sarifScanner) hex4(at int64) (rune, error) {
@@ -1867,4 +1868,47 @@ func (k *sarifKeeper) findings() []decide.Finding {
 	}
 	k.items = nil
 	return out
+}
+
+// isSARIF reports whether the head of a file is a SARIF log: a JSON object
+// whose "$schema" mentions sarif, or with "version": "2.1.0" and "runs".
+func isSARIF(head []byte) bool {
+	h := bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("\uFEFF")), " \t\r\n")
+	if len(h) == 0 || h[0] != '{' {
+		return false
+	}
+	if v, ok := sarifKeyString(h, "$schema"); ok && strings.Contains(strings.ToLower(v), "sarif") {
+		return true
+	}
+	v, ok := sarifKeyString(h, "version")
+	return ok && v == "2.1.0" && valHasKey(h, "runs")
+}
+
+// sarifKeyString finds "key": "value" in h and returns the value (without
+// unescaping; at most 512 bytes).
+func sarifKeyString(h []byte, key string) (string, bool) {
+	q := []byte(`"` + key + `"`)
+	for i := 0; ; {
+		j := bytes.Index(h[i:], q)
+		if j < 0 {
+			return "", false
+		}
+		i += j + len(q)
+		rest := bytes.TrimLeft(h[i:], " \t\r\n")
+		if len(rest) == 0 || rest[0] != ':' {
+			continue
+		}
+		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+		if len(rest) == 0 || rest[0] != '"' {
+			continue
+		}
+		rest = rest[1:]
+		if len(rest) > 512 {
+			rest = rest[:512]
+		}
+		if k := bytes.IndexByte(rest, '"'); k >= 0 {
+			return string(rest[:k]), true
+		}
+		return "", false
+	}
 }

@@ -1,12 +1,15 @@
 package evidence
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
@@ -416,4 +419,133 @@ func TestReadSARIFNotes(t *testing.T) {
 	if diff := cmp.Diff(want, ev.Notes); diff != "" {
 		t.Errorf("notes mismatch (-want +got):\n%s", diff)
 	}
+}
+
+func TestIsSARIF(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		head string
+		want bool
+	}{
+		{"A log with a SARIF schema is SARIF.", `{"$schema":"https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json","version":"2.1.0","runs":[`, true},
+		{"A log with the schemastore schema is SARIF.", "\uFEFF{\n  \"$schema\" : \"https://json.schemastore.org/sarif-2.1.0.json\"", true},
+		{"A log with version 2.1.0 and runs is SARIF.", `{"version":"2.1.0","runs":[{"tool":{}}]}`, true},
+		{"staticcheck's output is SARIF.", `{"version":"2.1.0","$schema":"https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json","runs":[]}`, true},
+		{"Version 2.1.0 without runs is not SARIF.", `{"version":"2.1.0","name":"my-package"}`, false},
+		{"Another schema is not SARIF.", `{"$schema":"https://json-schema.org/draft/2020-12/schema","runs":[]}`, false},
+		{"A validation report is not SARIF.", `{"passed":true,"regressions":0,"checks":{}}`, false},
+		{"An array is not SARIF.", `[{"version":"2.1.0","runs":[]}]`, false},
+		{"XML is not SARIF.", `<checkstyle/>`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := isSARIF([]byte(tc.head)); got != tc.want {
+				t.Errorf("isSARIF(%q) = %v, want %v", tc.head, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSARIFScannerAgreesWithEncodingJSON checks that the scanner accepts
+// exactly the documents encoding/json accepts.
+func TestSARIFScannerAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
+	docs := []string{
+		`{}`, `[]`, `{"a":[1,-2.5e+3,0,"x\u00e9\ud83d\ude00\n",true,false,null,{"b":{}}]}`, `"\ud800"`, ` 1 `,
+		`{"a":1,}`, `[1,]`, `[,1]`, `{"a" 1}`, `{1:2}`, `01`, `1.`, `.5`, `-`, `1e`, `"\x"`, `"a` + "\x01" + `"`, `[1 2]`, `tru`, `nul`, `{"a":1}}`, `"\u12"`, `[`, `{"a":`,
+	}
+	for _, d := range docs {
+		s := sarifScanner{name: "t", r: strings.NewReader(d), buf: make([]byte, 16)}
+		err := s.skip(0)
+		if err == nil {
+			if _, e := s.peek(); e == nil {
+				err = errors.New("trailing data")
+			}
+		}
+		if got, want := err == nil, json.Valid([]byte(d)); got != want {
+			t.Errorf("scanner accepts %q = %v (%v), encoding/json = %v", d, got, err, want)
+		}
+	}
+}
+
+func FuzzReadSARIF(f *testing.F) {
+	// The fixtures, cut to the rules their results use: the fuzzer slows
+	// to a crawl on seeds of 100+ KB.
+	for _, name := range []string{"sarif-staticcheck.sarif", "sarif-staticcheck-compile.sarif"} {
+		f.Add(sarifSmallSeed(f, name))
+	}
+	f.Add([]byte(sarifDoc(sarifRunJSON(sarifTool("mypy", `{"id":"R","defaultConfiguration":{"level":"error"},"properties":{"security-severity":"7.5"}}`),
+		sarifRes(`"ruleId":"R","ruleIndex":0,"suppressions":[{"status":"underReview"}]`)+","+sarifRes(`"level":"note","kind":"review","baselineState":"new"`)))))
+	f.Add([]byte(`{"runs":[{"results":[{"ruleId":"R","message":{"id":"x"},"rule":{"index":0,"toolComponent":{"index":0}}}],"tool":{"driver":{"name":"t"},"extensions":[{"rules":[{"id":"R"}]}]},"originalUriBaseIds":{"S":{"uri":"file:///r/"}}}],"version":"2.1.0"}`))
+	f.Add([]byte(`{"version":"2.1.0","runs":[{"results":[{"message":{"text":"a\u00e9\ud83d\ude00"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"file:///C:/a%20b.go"},"region":{"startLine":3}}}]}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := ReadSARIF("f.sarif", bytes.NewReader(data))
+		if err != nil {
+			var pe *decide.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T %v is not a ParseError", err, err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q is not one line", err)
+			}
+			return
+		}
+		if !json.Valid(bytes.TrimPrefix(data, []byte("\uFEFF"))) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		if len(ev.Findings) > MaxFindings {
+			t.Fatalf("kept %d findings", len(ev.Findings))
+		}
+		for _, f := range ev.Findings {
+			if f.Severity < decide.Critical || f.Severity > decide.Low || f.Message == "" || len(f.Message) > sarifMaxMessage || !utf8.ValidString(f.Message) {
+				t.Fatalf("bad finding %+v", f)
+			}
+		}
+	})
+}
+
+// sarifSmallSeed reads a SARIF fixture and drops the rules no result uses
+// and their help texts.
+func sarifSmallSeed(f *testing.F, name string) []byte {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Schema  string `json:"$schema"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string           `json:"name"`
+					Rules []map[string]any `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []map[string]any `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &log); err != nil {
+		f.Fatal(err)
+	}
+	for i := range log.Runs {
+		used := map[any]bool{}
+		for _, r := range log.Runs[i].Results {
+			used[r["ruleId"]] = true
+		}
+		var keep []map[string]any
+		for _, r := range log.Runs[i].Tool.Driver.Rules {
+			if used[r["id"]] {
+				delete(r, "help")
+				keep = append(keep, r)
+			}
+		}
+		log.Runs[i].Tool.Driver.Rules = keep
+	}
+	out, err := json.Marshal(log)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return out
 }

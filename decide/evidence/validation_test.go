@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -223,4 +224,41 @@ func TestIsValidationReport(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzReadValidationReport(f *testing.F) {
+	for _, name := range []string{"validation-report-framework.json", "validation-report-total.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"checks":[{"name":"tests","failures":1,"errors":2,"total":"9"}],"regressions":[1,2],"debt_score":{"before":"3","after":1},"improvement":"66%"}`))
+	f.Add([]byte(`{"validation_results":{"total_regressions":{"tests":1},"passed":"false","lint":true,"types":2}}`))
+	f.Add([]byte(`{"passed": 1e999}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := ReadValidationReport("f.json", bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("err = %v; only read failures are errors", err)
+		}
+		v := ev.Validation
+		if v == nil {
+			t.Fatal("no validation facts")
+		}
+		if v.Unreadable != "" {
+			if strings.Contains(v.Unreadable, "\n") || len(ev.Notes) != 1 || ev.Notes[0] != v.Unreadable || !strings.HasPrefix(v.Unreadable, "f.json: byte ") {
+				t.Fatalf("unreadable %q with notes %q", v.Unreadable, ev.Notes)
+			}
+			return
+		}
+		for _, c := range []*decide.Check{v.Tests, v.Types, v.Lint, v.Quality} {
+			if c != nil && (c.Failed < 0 || c.Total != nil && *c.Total < 0) {
+				t.Fatalf("bad check %+v", c)
+			}
+		}
+		if v.Regressions != nil && *v.Regressions < 0 {
+			t.Fatalf("negative regressions %d", *v.Regressions)
+		}
+	})
 }
