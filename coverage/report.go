@@ -139,7 +139,7 @@ const MaxMarkdownRows = 50
 // and the test results with their failures.
 func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Coverage report (%s)\n\n", cmpOr(r.Format, "no report"))
+	fmt.Fprintf(&b, "## Coverage report (%s)\n\n", cmp.Or(r.Format, "no report"))
 	switch l := r.Lines; {
 	case l == nil:
 		b.WriteString("No coverage report.\n")
