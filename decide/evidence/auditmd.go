@@ -34,7 +34,7 @@ import (
 // scores outside 0–10, unknown verdicts and unknown bracketed severities are
 // errors naming the line.
 func ReadAuditMarkdown(name string, r io.Reader) (*decide.Evidence, error) {
-	p := &amParser{name: name, keep: &lnFindings{}}
+	p := &amParser{name: name, keep: &keeper{}}
 	lr := newLnReader(r, lnMaxLine)
 	for {
 		b, tooLong, err := lr.next()
@@ -68,7 +68,7 @@ type amSection struct {
 
 type amParser struct {
 	name  string
-	keep  *lnFindings
+	keep  *keeper
 	notes lnNotes
 	fence string
 
@@ -184,7 +184,7 @@ func (p *amParser) endSection() {
 
 func (p *amParser) flushLast() {
 	if p.last != nil {
-		p.keep.add(*p.last)
+		p.keep.push(*p.last)
 		p.last = nil
 	}
 }
@@ -441,7 +441,7 @@ func (p *amParser) finish() (*decide.Evidence, error) {
 	}
 	return &decide.Evidence{
 		Sources:  []string{p.name},
-		Findings: p.keep.list(),
+		Findings: p.keep.findings(),
 		Audit:    facts,
 		Omitted:  p.keep.omitted,
 		Notes:    p.notes.done(p.name),

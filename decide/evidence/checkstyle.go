@@ -33,7 +33,7 @@ func ReadCheckstyle(name string, r io.Reader) (*decide.Evidence, error) {
 	if b, err := br.Peek(3); err == nil && string(b) == "\uFEFF" {
 		_, _ = br.Discard(3) // a UTF-8 byte order mark
 	}
-	cr := &csReader{name: name, lim: lim, d: xmlsafe.NewDecoder(br), keep: sarifKeeper{max: MaxFindings}}
+	cr := &csReader{name: name, lim: lim, d: xmlsafe.NewDecoder(br), keep: keeper{}}
 	if err := cr.read(); err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ type csReader struct {
 	name      string
 	lim       *csLimiter
 	d         *xmlsafe.Decoder
-	keep      sarifKeeper
+	keep      keeper
 	seq       int
 	lint, typ int
 }

@@ -31,7 +31,7 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 	lr := newLnReader(r, lnMaxLine)
 	var (
 		notes    lnNotes
-		keep     = &lnFindings{}
+		keep     = &keeper{}
 		valid    int
 		firstBad int
 		firstWhy string
@@ -108,7 +108,7 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 		}
 		f.Source = fmt.Sprintf("%s:%d", name, n)
 		f.Loop = loop // the log mixes loops: each finding speaks for its own
-		keep.add(f)
+		keep.push(f)
 	}
 	if valid == 0 {
 		if firstBad == 0 {
@@ -118,7 +118,7 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 	}
 	ev := &decide.Evidence{
 		Sources:  []string{name},
-		Findings: keep.list(),
+		Findings: keep.findings(),
 		Critique: critique,
 		Omitted:  keep.omitted,
 		Notes:    notes.done(name),

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -27,9 +26,6 @@ const (
 	lnMaxFile = 64 << 20
 	// lnMaxLine caps one line of a line-oriented file.
 	lnMaxLine = 1 << 20
-	// lnMaxFindings caps the findings kept from one file; beyond it the
-	// least severe are dropped and counted in Evidence.Omitted.
-	lnMaxFindings = 10000
 	// lnMaxNotes caps the notes one file adds; the rest are summarized.
 	lnMaxNotes = 50
 )
@@ -144,68 +140,6 @@ func (n *lnNotes) done(name string) []string {
 		n.list = append(n.list, fmt.Sprintf("%s: %d more notes not shown", name, n.extra))
 	}
 	return n.list
-}
-
-// lnFindings keeps at most max findings, preferring the most severe; the
-// findings it drops are counted by severity. list returns the kept findings
-// in the order they were added.
-type lnFindings struct {
-	max     int
-	seq     int
-	kept    int
-	buckets [decide.Low + 1][]lnSeqFinding
-	omitted decide.Counts
-}
-
-type lnSeqFinding struct {
-	seq int
-	f   decide.Finding
-}
-
-func (k *lnFindings) add(f decide.Finding) {
-	if f.Severity < decide.Critical || f.Severity > decide.Low {
-		return
-	}
-	k.seq++
-	max := k.max
-	if max <= 0 {
-		max = lnMaxFindings
-	}
-	if k.kept >= max {
-		worst := decide.Severity(0)
-		for s := decide.Low; s >= decide.Critical; s-- {
-			if len(k.buckets[s]) > 0 {
-				worst = s
-				break
-			}
-		}
-		if worst == 0 || f.Severity >= worst {
-			k.omitted.Add(f.Severity)
-			return
-		}
-		b := k.buckets[worst]
-		k.buckets[worst] = b[:len(b)-1]
-		k.omitted.Add(worst)
-		k.kept--
-	}
-	k.buckets[f.Severity] = append(k.buckets[f.Severity], lnSeqFinding{seq: k.seq, f: f})
-	k.kept++
-}
-
-func (k *lnFindings) list() []decide.Finding {
-	if k.kept == 0 {
-		return nil
-	}
-	all := make([]lnSeqFinding, 0, k.kept)
-	for _, b := range k.buckets {
-		all = append(all, b...)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
-	out := make([]decide.Finding, len(all))
-	for i, s := range all {
-		out[i] = s.f
-	}
-	return out
 }
 
 // lnSplitFileLine splits "path:42", "path:42:7" or "path:42-50" into path and

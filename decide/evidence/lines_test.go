@@ -110,11 +110,11 @@ func TestSplitFileLine(t *testing.T) {
 
 func TestFindingsKeepTheMostSevere(t *testing.T) {
 	t.Parallel()
-	k := &lnFindings{max: 2}
+	k := &keeper{max: 2}
 	for _, s := range []decide.Severity{decide.Low, decide.Medium, decide.Critical, decide.Low, decide.High} {
-		k.add(decide.Finding{Severity: s, Message: s.String()})
+		k.push(decide.Finding{Severity: s, Message: s.String()})
 	}
-	got := k.list()
+	got := k.findings()
 	want := []decide.Finding{{Severity: decide.Critical, Message: "critical"}, {Severity: decide.High, Message: "high"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("kept (-want +got):\n%s", d)

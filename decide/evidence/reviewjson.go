@@ -86,7 +86,7 @@ func (rj *rjReader) read() (*decide.Evidence, error) {
 		return nil, rj.errf(0, "expected a JSON object with review_score, gc_signal and findings, found %s", rjDescribe(tok))
 	}
 	facts := &decide.ReviewFacts{}
-	keep := &lnFindings{}
+	keep := &keeper{}
 	seen := false
 	for rj.dec.More() {
 		tok, err := rj.dec.Token()
@@ -131,7 +131,7 @@ func (rj *rjReader) read() (*decide.Evidence, error) {
 	}
 	return &decide.Evidence{
 		Sources:  []string{rj.name},
-		Findings: keep.list(),
+		Findings: keep.findings(),
 		Review:   facts,
 		Omitted:  keep.omitted,
 	}, nil
@@ -216,7 +216,7 @@ func (rj *rjReader) valueOffset() int64 {
 	return off
 }
 
-func (rj *rjReader) findings(facts *decide.ReviewFacts, keep *lnFindings) error {
+func (rj *rjReader) findings(facts *decide.ReviewFacts, keep *keeper) error {
 	off := rj.valueOffset()
 	tok, err := rj.dec.Token()
 	if err != nil {
@@ -245,7 +245,7 @@ func (rj *rjReader) findings(facts *decide.ReviewFacts, keep *lnFindings) error 
 			return rj.errf(off, "findings[%d]: %v", i, err)
 		}
 		f.Source = rj.name
-		keep.add(f)
+		keep.push(f)
 	}
 	_, err = rj.dec.Token() // ']'
 	return err

@@ -101,12 +101,12 @@ func TestReadReviewJSONCapsFindings(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"findings":[`)
-	for i := 0; i < lnMaxFindings+3; i++ {
+	for i := 0; i < MaxFindings+3; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		sev := "low"
-		if i == lnMaxFindings+1 {
+		if i == MaxFindings+1 {
 			sev = "critical"
 		}
 		b.WriteString(`{"severity":"` + sev + `","description":"d"}`)
@@ -116,8 +116,8 @@ func TestReadReviewJSONCapsFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(ev.Findings); got != lnMaxFindings {
-		t.Errorf("%d findings kept, want %d", got, lnMaxFindings)
+	if got := len(ev.Findings); got != MaxFindings {
+		t.Errorf("%d findings kept, want %d", got, MaxFindings)
 	}
 	if d := cmp.Diff(decide.Counts{Low: 3}, ev.Omitted); d != "" {
 		t.Errorf("omitted (-want +got):\n%s", d)

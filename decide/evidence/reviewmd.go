@@ -32,7 +32,7 @@ import (
 // ignored. An unknown word in a finding's brackets, an unknown signal or a
 // score outside 1–10 is an error naming the line.
 func ReadReviewMarkdown(name string, r io.Reader) (*decide.Evidence, error) {
-	p := &rmParser{name: name, keep: &lnFindings{}, stated: map[decide.Severity]rmStated{}}
+	p := &rmParser{name: name, keep: &keeper{}, stated: map[decide.Severity]rmStated{}}
 	lr := newLnReader(r, lnMaxLine)
 	for {
 		b, tooLong, err := lr.next()
@@ -61,7 +61,7 @@ type rmStated struct {
 
 type rmParser struct {
 	name    string
-	keep    *lnFindings
+	keep    *keeper
 	notes   lnNotes
 	fence   string
 	cur     *decide.Finding
@@ -176,7 +176,7 @@ func (p *rmParser) flush() {
 	if f.Message == "" {
 		f.Message = p.pendingTitle
 	}
-	p.keep.add(f)
+	p.keep.push(f)
 	p.counted.Add(f.Severity)
 	p.any = true
 	p.cur = nil
@@ -400,7 +400,7 @@ func (p *rmParser) finish() (*decide.Evidence, error) {
 	}
 	return &decide.Evidence{
 		Sources:  []string{p.name},
-		Findings: p.keep.list(),
+		Findings: p.keep.findings(),
 		Review:   facts,
 		Omitted:  p.keep.omitted,
 		Notes:    p.notes.done(p.name),

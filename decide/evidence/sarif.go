@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -67,7 +66,7 @@ func ReadSARIF(name string, r io.Reader) (*decide.Evidence, error) {
 	sr := &sarifReader{
 		name: name,
 		sc:   sarifScanner{name: name, r: r, buf: make([]byte, sarifBufSize)},
-		keep: sarifKeeper{max: MaxFindings},
+		keep: keeper{},
 		ev:   &decide.Evidence{Sources: []string{name}, Analysis: true},
 	}
 	if err := sr.readLog(); err != nil {
@@ -589,7 +588,7 @@ func (s *sarifScanner) intVal(what, field string) (n int, ok bool, err error) {
 type sarifReader struct {
 	name string
 	sc   sarifScanner
-	keep sarifKeeper
+	keep keeper
 	ev   *decide.Evidence
 	seq  int // results read, for document order
 
@@ -1769,105 +1768,6 @@ func sarifCap(s string, max int) string {
 		cut--
 	}
 	return strings.Clone(s[:cut]) + "…"
-}
-
-// sarifKeeper keeps at most max findings: a heap whose root is the least
-// severe, latest finding, so a more severe (or equally severe but earlier)
-// finding can replace it. Whatever it drops is counted in omitted.
-type sarifKeeper struct {
-	max     int
-	items   []sarifKept
-	omitted decide.Counts
-}
-
-type sarifKept struct {
-	seq int
-	f   decide.Finding
-}
-
-// sarifWorse orders findings for the heap: a ranks below b.
-func sarifWorse(sa decide.Severity, qa int, sb decide.Severity, qb int) bool {
-	if sa != sb {
-		return sa > sb
-	}
-	return qa > qb
-}
-
-// wants reports whether a finding of severity sev at seq would be kept.
-func (k *sarifKeeper) wants(sev decide.Severity, seq int) bool {
-	if len(k.items) < k.max {
-		return true
-	}
-	if k.max == 0 {
-		return false
-	}
-	root := k.items[0]
-	return sarifWorse(root.f.Severity, root.seq, sev, seq)
-}
-
-// add offers a finding; f.Severity must be set.
-func (k *sarifKeeper) add(seq int, f decide.Finding) {
-	if len(k.items) < k.max {
-		k.items = append(k.items, sarifKept{seq: seq, f: f})
-		k.up(len(k.items) - 1)
-		return
-	}
-	if !k.wants(f.Severity, seq) {
-		k.omitted.Add(f.Severity)
-		return
-	}
-	k.omitted.Add(k.items[0].f.Severity)
-	k.items[0] = sarifKept{seq: seq, f: f}
-	k.down(0)
-}
-
-func (k *sarifKeeper) worse(i, j int) bool {
-	a, b := &k.items[i], &k.items[j]
-	return sarifWorse(a.f.Severity, a.seq, b.f.Severity, b.seq)
-}
-
-func (k *sarifKeeper) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !k.worse(i, p) {
-			return
-		}
-		k.items[i], k.items[p] = k.items[p], k.items[i]
-		i = p
-	}
-}
-
-func (k *sarifKeeper) down(i int) {
-	n := len(k.items)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		w := l
-		if r := l + 1; r < n && k.worse(r, l) {
-			w = r
-		}
-		if !k.worse(w, i) {
-			return
-		}
-		k.items[i], k.items[w] = k.items[w], k.items[i]
-		i = w
-	}
-}
-
-// findings returns the kept findings in document order.
-func (k *sarifKeeper) findings() []decide.Finding {
-	if len(k.items) == 0 {
-		return nil
-	}
-	sort.Slice(k.items, func(i, j int) bool { return k.items[i].seq < k.items[j].seq })
-	out := make([]decide.Finding, len(k.items))
-	for i := range k.items {
-		out[i] = k.items[i].f
-	}
-	k.items = nil
-	return out
 }
 
 // isSARIF reports whether the head of a file is a SARIF log: a JSON object
