@@ -116,4 +116,3 @@ func (k *keeper) limit() int {
 	}
 	return k.max
 }
-
