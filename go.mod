@@ -1,6 +1,6 @@
 module github.com/gcloop/gcloop
 
-go 1.24
+go 1.25
 
 require (
 	github.com/google/go-cmp v0.7.0
@@ -9,6 +9,11 @@ require (
 )
 
 require (
+	github.com/getkin/kin-openapi v0.133.0 // indirect
+	github.com/google/go-github/v62 v62.0.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/sethvargo/go-githubactions v1.4.0 // indirect
+	golang.org/x/oauth2 v0.30.0 // indirect
 	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
