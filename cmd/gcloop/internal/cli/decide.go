@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/load"
 )
 
 // decideOptions are the flags of `gcloop decide` (DESIGN §8).
@@ -82,7 +83,7 @@ func runDecide(env *Env, args []string) error {
 		return err
 	}
 	loop := decide.Loop(o.loop)
-	pieces, err := readEvidence(o.evidence, loop)
+	pieces, err := load.Paths(o.evidence, loop)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,8 @@
-package cli
+// Package load reads evidence files of any format gcloop knows: coverage
+// and test reports through package coverage, critic evidence through
+// package evidence, dispatched by content. It applies the fallbacks the
+// loops prescribe for data that cannot be read.
+package load
 
 import (
 	"bufio"
@@ -15,10 +19,10 @@ import (
 	"github.com/gcloop/gcloop/decide/evidence"
 )
 
-// readEvidence reads every evidence path; a directory stands for the
+// Paths reads every evidence path; a directory stands for the
 // readable files under it. loop, when known, picks the fallbacks of
 // DESIGN §2.2 and §2.4 for files that cannot be read.
-func readEvidence(paths []string, loop decide.Loop) ([]*decide.Evidence, error) {
+func Paths(paths []string, loop decide.Loop) ([]*decide.Evidence, error) {
 	var out []*decide.Evidence
 	for _, p := range paths {
 		info, err := os.Stat(p)
@@ -26,14 +30,14 @@ func readEvidence(paths []string, loop decide.Loop) ([]*decide.Evidence, error) 
 			return nil, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
 		}
 		if !info.IsDir() {
-			e, err := readEvidenceFile(p, loop)
+			e, err := File(p, loop)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, e)
 			continue
 		}
-		es, err := readEvidenceDir(p, loop)
+		es, err := dir(p, loop)
 		if err != nil {
 			return nil, err
 		}
@@ -42,9 +46,9 @@ func readEvidence(paths []string, loop decide.Loop) ([]*decide.Evidence, error) 
 	return out, nil
 }
 
-// readEvidenceDir reads the files under dir whose content gcloop knows, in
+// dir reads the files under dir whose content gcloop knows, in
 // name order; other files are passed over.
-func readEvidenceDir(dir string, loop decide.Loop) ([]*decide.Evidence, error) {
+func dir(dir string, loop decide.Loop) ([]*decide.Evidence, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -68,7 +72,7 @@ func readEvidenceDir(dir string, loop decide.Loop) ([]*decide.Evidence, error) {
 		if !known {
 			continue
 		}
-		e, err := readEvidenceFile(f, loop)
+		e, err := File(f, loop)
 		if err != nil {
 			return nil, err
 		}
@@ -91,19 +95,32 @@ func sniffFile(p string) (bool, error) {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return false, fmt.Errorf("read evidence %s: %w", p, err)
 	}
-	head = head[:n]
-	return coverage.Sniff(head) != "" || evidence.Sniff(head) != "", nil
+	return Known(head[:n]), nil
 }
 
-// readEvidenceFile reads one evidence file, coverage and test reports
-// through package coverage, critic evidence through package evidence.
-func readEvidenceFile(p string, loop decide.Loop) (*decide.Evidence, error) {
+// File reads one evidence file.
+func File(p string, loop decide.Loop) (*decide.Evidence, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	return Read(p, f, loop)
+}
+
+// Known reports whether the first bytes of a file are evidence gcloop
+// reads.
+func Known(head []byte) bool {
+	return coverage.Sniff(head) != "" || evidence.Sniff(head) != ""
+}
+
+// Read reads one evidence file named p from r: coverage and test reports
+// through package coverage, critic evidence through package evidence. loop,
+// when known, picks the fallbacks of DESIGN §2.2 (unreadable critique data)
+// and §2.4 (an unreadable validation report) for content that cannot be
+// read.
+func Read(p string, r io.Reader, loop decide.Loop) (*decide.Evidence, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(coverage.SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, fmt.Errorf("read evidence %s: %w", p, err)
