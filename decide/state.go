@@ -49,15 +49,26 @@ type Grant struct {
 	At time.Time `json:"at"`
 }
 
+// Action records a /gc command that changed the loop: who and when.
+type Action struct {
+	Command string    `json:"command"` // retry, approve or abort
+	By      string    `json:"by"`
+	At      time.Time `json:"at"`
+}
+
 // State is the history of one loop on one PR (DESIGN §4).
 type State struct {
-	Schema    string        `json:"schema"`
-	Loop      Loop          `json:"loop"`
-	ID        string        `json:"id"`
-	MaxRounds int           `json:"max_rounds"`
-	Status    string        `json:"status"`
-	Grants    []Grant       `json:"grants"`
-	Rounds    []RoundRecord `json:"rounds"`
+	Schema    string   `json:"schema"`
+	Loop      Loop     `json:"loop"`
+	ID        string   `json:"id"`
+	MaxRounds int      `json:"max_rounds"`
+	Status    string   `json:"status"`
+	Grants    []Grant  `json:"grants"`
+	Actions   []Action `json:"actions,omitempty"`
+	// NewRound is set by an authorized /gc retry: the next evaluation
+	// starts a new round even on the same head sha.
+	NewRound bool          `json:"new_round,omitempty"`
+	Rounds   []RoundRecord `json:"rounds"`
 }
 
 // NewState returns the empty state of a loop.
@@ -76,13 +87,14 @@ func (s *State) Last() *RoundRecord {
 
 // Next returns the round to decide for a head sha and the history before
 // it. A sha equal to the last round's re-decides that round (an idempotent
-// re-run); any other sha, or an empty one, starts the next round.
+// re-run), unless a /gc retry asked for a new round; any other sha, or an
+// empty one, starts the next round.
 func (s *State) Next(sha string) (round int, history []RoundRecord) {
 	last := s.Last()
 	if last == nil {
 		return 1, nil
 	}
-	if sha != "" && sha == last.SHA {
+	if sha != "" && sha == last.SHA && !s.NewRound {
 		return last.N, s.Rounds[:len(s.Rounds)-1]
 	}
 	return last.N + 1, s.Rounds
@@ -99,6 +111,7 @@ func (s *State) Record(r RoundRecord) {
 		}
 	}
 	s.Rounds = append(kept, r)
+	s.NewRound = false
 	switch r.Decision {
 	case Converge:
 		s.Status = StateConverged

@@ -117,3 +117,20 @@ func FuzzParseMarker(f *testing.F) {
 		}
 	})
 }
+
+func TestStateRetryStartsANewRoundOnTheSameSha(t *testing.T) {
+	t.Parallel()
+	st := NewState(Review, "review", 3)
+	st.Record(RoundRecord{N: 1, SHA: "aaa", Decision: Escalate})
+	st.NewRound = true
+	if r, _ := st.Next("aaa"); r != 2 {
+		t.Fatalf("round %d after a retry on the same sha, want 2", r)
+	}
+	st.Record(RoundRecord{N: 2, SHA: "aaa", Decision: Fix})
+	if st.NewRound {
+		t.Fatal("recording a round must consume the retry")
+	}
+	if r, _ := st.Next("aaa"); r != 2 {
+		t.Fatalf("round %d on a re-run, want 2", r)
+	}
+}
