@@ -11,6 +11,7 @@ require (
 require (
 	github.com/getkin/kin-openapi v0.133.0 // indirect
 	github.com/google/go-github/v62 v62.0.0 // indirect
+	github.com/google/go-querystring v1.1.0 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/sethvargo/go-githubactions v1.4.0 // indirect
 	golang.org/x/oauth2 v0.30.0 // indirect
