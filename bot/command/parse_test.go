@@ -1,0 +1,172 @@
+package command
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	none := Command{}
+	tests := []struct {
+		name string
+		body string
+		want Command
+		ok   bool
+	}{
+		{"a bare retry is a command", "/gc retry", Command{Verb: Retry, Line: 1}, true},
+		{"every verb is known", "/gc approve", Command{Verb: Approve, Line: 1}, true},
+		{"abort is a verb", "/gc abort", Command{Verb: Abort, Line: 1}, true},
+		{"status is a verb", "/gc status", Command{Verb: Status, Line: 1}, true},
+		{"help is a verb", "/gc help", Command{Verb: Help, Line: 1}, true},
+		{"the verb is case-insensitive", "/gc RETRY", Command{Verb: Retry, Line: 1}, true},
+		{"the prefix is case-insensitive", "/GC Retry", Command{Verb: Retry, Line: 1}, true},
+		{"a loop id follows the verb", "/gc retry coverage", Command{Verb: Retry, LoopID: "coverage", Line: 1}, true},
+		{"the loop id keeps its case", "/gc abort Review-2", Command{Verb: Abort, LoopID: "Review-2", Line: 1}, true},
+		{"trailing words are ignored", "/gc retry coverage please, now", Command{Verb: Retry, LoopID: "coverage", Line: 1}, true},
+		{"leading spaces are allowed", "   /gc retry", Command{Verb: Retry, Line: 1}, true},
+		{"a tab separates words", "/gc\tretry", Command{Verb: Retry, Line: 1}, true},
+		{"trailing spaces are fine", "/gc retry   ", Command{Verb: Retry, Line: 1}, true},
+		{"gc alone asks for help", "/gc", Command{Verb: Help, Line: 1}, true},
+		{"gc and spaces asks for help", "/gc   ", Command{Verb: Help, Line: 1}, true},
+		{"an unknown verb asks for help and names the word", "/gc merge now", Command{Verb: Help, Unknown: "merge", Line: 1}, true},
+		{"a verb with punctuation is unknown", "/gc retry.", Command{Verb: Help, Unknown: "retry.", Line: 1}, true},
+		{"an invalid loop id asks for help", "/gc retry <b>x</b>", Command{Verb: Help, BadLoopID: "<b>x</b>", Line: 1}, true},
+		{"a long unknown word is capped", "/gc " + strings.Repeat("x", 100), Command{Verb: Help, Unknown: strings.Repeat("x", 64) + "…", Line: 1}, true},
+		{"gcretry is not a command", "/gcretry", none, false},
+		{"gc-retry is not a command", "/gc-retry", none, false},
+		{"gcloop is not a command", "/gcloop retry", none, false},
+		{"a command mid-line is not a command", "please /gc retry", none, false},
+		{"an empty body has no command", "", none, false},
+		{"plain text has no command", "LGTM, thanks!\nShip it.", none, false},
+		{"a command after text counts", "Thanks for the fix.\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a command after a blank line counts", "Thanks.\n\n/gc approve review", Command{Verb: Approve, LoopID: "review", Line: 3}, true},
+		{"the first of two commands wins", "/gc abort\n/gc retry", Command{Verb: Abort, Line: 1}, true},
+		{"an unknown verb first still wins", "/gc nope\n/gc retry", Command{Verb: Help, Unknown: "nope", Line: 1}, true},
+		{"CRLF line endings", "hello\r\n/gc retry coverage\r\n", Command{Verb: Retry, LoopID: "coverage", Line: 2}, true},
+		{"lone CR line endings", "hello\r/gc status\r", Command{Verb: Status, Line: 2}, true},
+
+		// Block quotes (prow's lesson: "> /hold" must not trigger).
+		{"a quoted command does not trigger", "> /gc retry", none, false},
+		{"an indented quote does not trigger", "   > /gc retry", none, false},
+		{"a nested quote does not trigger", "> > /gc retry", none, false},
+		{"a quote without a space does not trigger", ">/gc retry", none, false},
+		{"a lazy continuation of a quote is quoted", "> earlier words\n/gc retry", none, false},
+		{"a command after the quote ends counts", "> earlier words\n\n/gc retry", Command{Verb: Retry, Line: 3}, true},
+		{"an empty quote line takes no lazy line", ">\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a fence in a quote ends with the quote", "> ```\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"the command after a quoted one counts", "> /gc approve\n\n/gc abort", Command{Verb: Abort, Line: 3}, true},
+
+		// Fenced code blocks.
+		{"a backtick fence hides a command", "```\n/gc retry\n```", none, false},
+		{"a tilde fence hides a command", "~~~sh\n/gc retry\n~~~", none, false},
+		{"a fence with an info string hides a command", "```text\n/gc retry\n```\n", none, false},
+		{"a command after the fence counts", "```\n/gc abort\n```\n/gc retry", Command{Verb: Retry, Line: 4}, true},
+		{"an unclosed fence runs to the end", "```\n/gc retry", none, false},
+		{"a shorter closing fence does not close", "````\n```\n/gc retry\n````", none, false},
+		{"a longer closing fence closes", "```\nx\n`````\n/gc retry", Command{Verb: Retry, Line: 4}, true},
+		{"a tilde does not close a backtick fence", "```\n~~~\n/gc retry\n```", none, false},
+		{"a closing fence with text does not close", "```\n``` x\n/gc retry\n```", none, false},
+		{"two backticks are no fence", "``\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"backticks in a backtick info string make no fence", "``` a`b\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a fence interrupts a paragraph", "text\n```\n/gc retry\n```", none, false},
+		{"a fence indented by four spaces is code, not a fence", "    ```\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a fence in a list item hides a command", "- ```\n  /gc retry\n  ```", none, false},
+		{"a list fence ends when the item ends", "- ```\n  x\n/gc retry", Command{Verb: Retry, Line: 3}, true},
+
+		// Indented code blocks.
+		{"an indented block after a blank line is code", "text\n\n    /gc retry", none, false},
+		{"an indented first line is code", "    /gc retry", none, false},
+		{"an indented line continuing a paragraph is text", "text\n    /gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"an indented tab is code", "\t/gc retry", none, false},
+		{"indented code spans blank lines", "    a\n\n    /gc retry", none, false},
+		{"three spaces are not code", "text\n\n   /gc retry", Command{Verb: Retry, Line: 3}, true},
+
+		// HTML.
+		{"an HTML comment hides a command", "<!--\n/gc retry\n-->", none, false},
+		{"a one-line HTML comment then a command", "<!-- note -->\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"an inline comment hides the next lines", "see <!-- hidden\n/gc retry\n-->", none, false},
+		{"an unclosed inline comment is literal", "see <!-- not closed\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a comment in a code span is literal", "use `<!--` here\n/gc retry\n-->", Command{Verb: Retry, Line: 2}, true},
+		{"an escaped comment opener is literal", "use \\<!-- here\n/gc retry\n-->", Command{Verb: Retry, Line: 2}, true},
+		{"the self-closing comment closes", "<!-->\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a pre block hides a command", "<pre>\n/gc retry\n</pre>", none, false},
+		{"a command after a pre block counts", "<PRE>\nx\n</pre>\n/gc retry", Command{Verb: Retry, Line: 4}, true},
+		{"a comment after the command is ignored", "/gc retry <!-- why -->", Command{Verb: Retry, Line: 1}, true},
+
+		// Lists and other blocks.
+		{"a command as a list item is not a command", "- /gc retry", none, false},
+		{"an item continuation can be a command", "- point\n  /gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a command after a list counts", "- point\n\n/gc retry", Command{Verb: Retry, Line: 3}, true},
+		{"indented item text after a blank line is text", "1. point\n\n   /gc retry", Command{Verb: Retry, Line: 3}, true},
+		{"a heading ends a paragraph before indented code", "# Title\n    /gc retry", none, false},
+		{"a thematic break is no list item", "* * *\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a quote in a list item hides a command", "- > /gc retry", none, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := Parse(tt.body)
+			if ok != tt.ok {
+				t.Fatalf("Parse(%q) ok = %v, want %v (got %+v)", tt.body, ok, tt.ok, got)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Parse(%q) (-want +got):\n%s", tt.body, diff)
+			}
+		})
+	}
+}
+
+// quoteEvery prefixes every line of body with '>'.
+func quoteEvery(body string) string {
+	lines := splitLines(body)
+	for i, l := range lines {
+		lines[i] = ">" + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func FuzzParse(f *testing.F) {
+	seeds := []string{
+		"/gc retry", "/gc", "> /gc retry", "```\n/gc retry\n```", "~~~~\n~~~\n/gc abort\n~~~~",
+		"text\n    /gc retry", "<!--\n/gc retry\n-->", "see <!-- x\n/gc help\n-->", "- ```\n  /gc retry",
+		"> a\n/gc retry", "1. x\n\n   /gc status", "/gc retry \xff\xfe", "/gc\u00a0retry", "\t/gc retry",
+		"<pre>\n/gc retry", "`` `<!--` ``\n/gc retry", "/gc retry " + strings.Repeat("a", 70),
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		cmd, ok := Parse(body)
+		if ok {
+			if cmd.Line < 1 || cmd.Line > len(splitLines(body)) {
+				t.Fatalf("Parse(%q) line %d out of range", body, cmd.Line)
+			}
+			if !knownVerb(cmd.Verb) {
+				t.Fatalf("Parse(%q) verb %q unknown", body, cmd.Verb)
+			}
+			if cmd.LoopID != "" && cmd.Verb == Help && (cmd.Unknown != "" || cmd.BadLoopID != "") {
+				t.Fatalf("Parse(%q) = %+v: a refused word left a loop id", body, cmd)
+			}
+		} else if cmd != (Command{}) {
+			t.Fatalf("Parse(%q) = %+v without a command", body, cmd)
+		}
+		if q := quoteEvery(body); true {
+			if got, ok := Parse(q); ok {
+				t.Fatalf("Parse(%q) = %+v: a body of quoted lines yielded a command", q, got)
+			}
+		}
+	})
+}
+
+func BenchmarkParse(b *testing.B) {
+	body := strings.Repeat("Some review text with `code` and <!-- a comment -->.\n\n> quoted /gc retry\n```\n/gc abort\n```\n", 500) + "/gc retry coverage\n"
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, ok := Parse(body); !ok {
+			b.Fatal("no command")
+		}
+	}
+}
