@@ -1,0 +1,229 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/google/go-github/v62/github"
+)
+
+// commentsAPI is the part of go-github's IssuesService the report comment
+// needs.
+type commentsAPI interface {
+	ListComments(ctx context.Context, owner, repo string, number int, opts *github.IssueListCommentsOptions) ([]*github.IssueComment, *github.Response, error)
+	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+	EditComment(ctx context.Context, owner, repo string, commentID int64, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+}
+
+// commentsPerPage is the page size of comment listings (GitHub's maximum).
+const commentsPerPage = 100
+
+// maxCommentPages bounds the comment pages read looking for the state:
+// 200 pages are 20 000 comments, far more than any PR holds. Past it
+// FindState fails rather than miss the state and restart the loop.
+const maxCommentPages = 200
+
+// maxIgnoredNotes bounds the notes about markers in other people's
+// comments; the rest are counted in one more note.
+const maxIgnoredNotes = 5
+
+// Found is what FindState found on a PR.
+type Found struct {
+	// Comment is the bot's report comment of the loop id, nil when there is
+	// none. It is the comment to edit, also when its state is unreadable.
+	Comment *github.IssueComment
+	// State is the decoded state, nil when there is no comment or its
+	// marker is corrupt (the loop then starts from round 1).
+	State *decide.State
+	// Notes say what was ignored or could not be read, for the report.
+	// They are plain text (the report escapes them); logins are quoted in
+	// code spans without '@'.
+	Notes []string
+}
+
+// FindState reads the comments of PR pr page by page (100 a page,
+// following Response.NextPage) and returns the report comment of loopID
+// written by botLogin, with its decoded state.
+//
+//   - Only comments whose author login equals botLogin (ASCII
+//     case-insensitively, nothing added or stripped) are trusted; a marker
+//     of loopID in anyone else's comment is ignored and noted.
+//   - A corrupt marker gives State nil and a note: the loop starts from
+//     round 1, and Comment is still set so that the next report replaces
+//     it instead of adding a second one.
+//   - Several bot comments with the marker: the newest readable one wins
+//     (newest by creation time, then id); with none readable, the newest.
+//     A note names the others, which are left alone.
+//
+// Every page is read, because a newer duplicate may follow the first
+// match; a PR whose comments fit in one page costs exactly one request.
+func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int, loopID, botLogin string) (Found, error) {
+	switch {
+	case owner == "" || repo == "":
+		return Found{}, fmt.Errorf("find state: repository %q/%q is incomplete, want owner and name", owner, repo)
+	case pr <= 0:
+		return Found{}, fmt.Errorf("find state: pull request number %d, want a positive number", pr)
+	case !decide.ValidID(loopID):
+		return Found{}, fmt.Errorf("find state: loop id %q is not 1–64 letters, digits, '.', '_' or '-'", loopID)
+	case botLogin == "":
+		return Found{}, errors.New("find state: the bot login is empty, want the login of the token's user")
+	}
+	type candidate struct {
+		c   *github.IssueComment
+		st  *decide.State
+		err error
+	}
+	var (
+		cands   []candidate
+		notes   []string
+		ignored int
+	)
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: commentsPerPage}}
+	for pages := 1; ; pages++ {
+		cs, resp, err := api.ListComments(ctx, owner, repo, pr, opts)
+		if err != nil {
+			return Found{}, fmt.Errorf("find state: list comments of PR #%d, page %d: %w", pr, max(opts.Page, 1), err)
+		}
+		for _, c := range cs {
+			if c == nil {
+				continue
+			}
+			st, perr := decide.ParseMarker(c.GetBody(), loopID)
+			if errors.Is(perr, decide.ErrNoMarker) {
+				continue
+			}
+			if !strings.EqualFold(c.GetUser().GetLogin(), botLogin) {
+				ignored++
+				if ignored <= maxIgnoredNotes {
+					notes = append(notes, fmt.Sprintf("state marker of loop `%s` in comment %d by `%s` ignored: only comments by `%s` are trusted",
+						loopID, c.GetID(), safeLogin(c.GetUser().GetLogin()), safeLogin(botLogin)))
+				}
+				continue
+			}
+			cands = append(cands, candidate{c: c, st: st, err: perr})
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		if resp.NextPage <= max(opts.Page, 1) {
+			return Found{}, fmt.Errorf("find state: comments of PR #%d: page %d links back to page %d, want a later page", pr, max(opts.Page, 1), resp.NextPage)
+		}
+		if pages == maxCommentPages {
+			return Found{}, fmt.Errorf("find state: PR #%d has more than %d comments; gave up looking for the state of loop %q", pr, maxCommentPages*commentsPerPage, loopID)
+		}
+		opts.Page = resp.NextPage
+	}
+	if ignored > maxIgnoredNotes {
+		notes = append(notes, fmt.Sprintf("%d more state markers of loop `%s` in comments by other accounts ignored", ignored-maxIgnoredNotes, loopID))
+	}
+	if len(cands) == 0 {
+		return Found{Notes: notes}, nil
+	}
+	newer := func(a, b *github.IssueComment) bool {
+		ta, tb := a.GetCreatedAt().Time, b.GetCreatedAt().Time
+		if !ta.IsZero() && !tb.IsZero() && !ta.Equal(tb) {
+			return ta.After(tb)
+		}
+		return a.GetID() > b.GetID()
+	}
+	best := -1
+	for i, k := range cands {
+		switch {
+		case best < 0:
+			best = i
+		case (k.err == nil) != (cands[best].err == nil):
+			if k.err == nil {
+				best = i
+			}
+		case newer(k.c, cands[best].c):
+			best = i
+		}
+	}
+	win := cands[best]
+	if len(cands) > 1 {
+		var others []string
+		for i, k := range cands {
+			if i != best {
+				others = append(others, fmt.Sprint(k.c.GetID()))
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%d comments by `%s` carry the state of loop `%s`; used comment %d, left comment(s) %s as they are",
+			len(cands), safeLogin(botLogin), loopID, win.c.GetID(), strings.Join(others, ", ")))
+	}
+	for i, k := range cands {
+		if k.err != nil && (i == best || newer(k.c, win.c)) {
+			if i == best {
+				notes = append(notes, fmt.Sprintf("unreadable state in comment %d (%v): the loop started from round 1", k.c.GetID(), k.err))
+			} else {
+				notes = append(notes, fmt.Sprintf("unreadable state in the newer comment %d (%v): used the older readable one", k.c.GetID(), k.err))
+			}
+		}
+	}
+	return Found{Comment: win.c, State: win.st, Notes: notes}, nil
+}
+
+// Upsert writes the report comment: it edits existing in place when it is
+// set and its body differs, does nothing when the body is identical (an
+// unchanged re-run makes no mutation), and creates a comment otherwise —
+// also when the edit finds the comment deleted meanwhile (404). A body
+// over decide.CommentLimit bytes is refused before anything is sent.
+func Upsert(ctx context.Context, api commentsAPI, owner, repo string, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error) {
+	switch {
+	case body == "":
+		return nil, errors.New("report comment: empty body")
+	case len(body) > decide.CommentLimit:
+		return nil, fmt.Errorf("report comment: body of %d bytes, over GitHub's limit of %d; nothing was sent", len(body), decide.CommentLimit)
+	case pr <= 0:
+		return nil, fmt.Errorf("report comment: pull request number %d, want a positive number", pr)
+	}
+	if existing != nil && existing.GetID() != 0 {
+		if existing.GetBody() == body {
+			return existing, nil
+		}
+		c, _, err := api.EditComment(ctx, owner, repo, existing.GetID(), &github.IssueComment{Body: github.String(body)})
+		if err == nil {
+			return c, nil
+		}
+		if statusOf(err) != 404 {
+			return nil, fmt.Errorf("report comment: edit comment %d on PR #%d: %w", existing.GetID(), pr, err)
+		}
+	}
+	c, _, err := api.CreateComment(ctx, owner, repo, pr, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return nil, fmt.Errorf("report comment: create on PR #%d: %w", pr, err)
+	}
+	return c, nil
+}
+
+// StateBudget is the most bytes the state marker takes in the report
+// comment; CompactState shrinks older history to fit it, which leaves
+// about 48 KiB of the 64 KiB comment to the report itself.
+const StateBudget = 16 << 10
+
+// Body renders the report comment of a decision: the state compacted to
+// StateBudget, its marker as the last line, the report compacted to
+// decide.CommentLimit. st.ID must be a valid loop id, or the marker could
+// not be found again.
+func Body(d *decide.Decision, st *decide.State, blobURL string) (string, error) {
+	if d == nil {
+		return "", errors.New("report comment: no decision")
+	}
+	if st == nil {
+		return "", errors.New("report comment: no state to carry")
+	}
+	if !decide.ValidID(st.ID) {
+		return "", fmt.Errorf("report comment: state loop id %q is not 1–64 letters, digits, '.', '_' or '-'", st.ID)
+	}
+	marker, err := CompactState(st, StateBudget).Marker()
+	if err != nil {
+		return "", fmt.Errorf("report comment: encode the state: %w", err)
+	}
+	body, err := decide.RenderMarkdown(d, decide.ReportOptions{BlobURL: blobURL, MaxBytes: decide.CommentLimit, Marker: marker})
+	if err != nil {
+		return "", fmt.Errorf("report comment: %w", err)
+	}
+	return body, nil
+}
