@@ -422,11 +422,11 @@ func hugeDecision(st *decide.State) *decide.Decision {
 	return d
 }
 
-// bigState is a state of 40 rounds with many long fingerprints.
+// bigState is a state of 40 rounds with 31 fingerprints each.
 func bigState(t testing.TB) *decide.State {
 	st := testState(t, "review", 40)
 	for i := range st.Rounds {
-		for k := 0; k < 100; k++ {
+		for k := 0; k < 30; k++ {
 			st.Rounds[i].Fingerprints = append(st.Rounds[i].Fingerprints, fmt.Sprintf("%064x", i*1000+k))
 		}
 	}
@@ -448,7 +448,7 @@ func TestBodyFitsTheCommentLimitAndCarriesTheState(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the body's marker does not read back: %v", err)
 	}
-	if got.Last().N != 40 || len(got.Rounds[len(got.Rounds)-1].Fingerprints) != 101 {
+	if got.Last().N != 40 || len(got.Rounds[len(got.Rounds)-1].Fingerprints) != 31 {
 		t.Errorf("the newest round was not kept whole: n=%d, %d fingerprints", got.Last().N, len(got.Rounds[len(got.Rounds)-1].Fingerprints))
 	}
 	if pingable(body) {

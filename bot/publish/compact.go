@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -39,53 +41,76 @@ func CompactState(st *decide.State, maxBytes int) *decide.State {
 		return nil
 	}
 	c := copyState(st)
-	fits := func() bool {
-		m, err := c.Marker()
-		return err == nil && len(m) <= maxBytes
+	// The marker is the base64 of the state's JSON; the JSON length is kept
+	// up to date record by record instead of re-encoding the whole state
+	// at every step (a record encodes the same alone as in the array).
+	size := jsonLen(c)
+	if size < 0 {
+		return c // not encodable (a NaN figure): Marker reports it
+	}
+	fits := func() bool { return markerLen(c.ID, size) <= maxBytes }
+	edit := func(i int, change func(r *decide.RoundRecord)) bool {
+		before := jsonLen(c.Rounds[i])
+		change(&c.Rounds[i])
+		size += jsonLen(c.Rounds[i]) - before
+		return fits()
 	}
 	if fits() {
 		return c
 	}
 	old := max(len(c.Rounds)-keptRounds, 0)
 	for i := 0; i < old; i++ {
-		r := &c.Rounds[i]
-		r.Fingerprints, r.Tasks = []string{}, []string{}
-		if fits() {
+		if edit(i, func(r *decide.RoundRecord) { r.Fingerprints, r.Tasks = []string{}, []string{} }) {
 			return c
 		}
 	}
 	for i := 0; i < old; i++ {
-		r := &c.Rounds[i]
-		r.Issues, r.Commit, r.Actor, r.RunID, r.RunAttempt, r.Signal = []int{}, "", "", 0, 0, ""
-		if fits() {
+		if edit(i, func(r *decide.RoundRecord) {
+			r.Issues, r.Commit, r.Actor, r.RunID, r.RunAttempt, r.Signal = []int{}, "", "", 0, 0, ""
+		}) {
 			return c
 		}
 	}
 	if old > 1 {
 		c.Rounds = append([]decide.RoundRecord{fold(c.Rounds[:old])}, c.Rounds[old:]...)
 		old = 1
+		size = jsonLen(c)
 		if fits() {
 			return c
 		}
 	}
 	for i := old; i < len(c.Rounds)-1; i++ {
-		r := &c.Rounds[i]
-		r.Fingerprints, r.Tasks = []string{}, []string{}
-		if fits() {
+		if edit(i, func(r *decide.RoundRecord) { r.Fingerprints, r.Tasks = []string{}, []string{} }) {
 			return c
 		}
 	}
 	if n := len(c.Rounds); n > 0 {
-		r := &c.Rounds[n-1]
-		for len(r.Fingerprints) > 0 || len(r.Tasks) > 0 {
-			r.Fingerprints = r.Fingerprints[:len(r.Fingerprints)/2]
-			r.Tasks = r.Tasks[:len(r.Tasks)/2]
-			if fits() {
+		for r := &c.Rounds[n-1]; len(r.Fingerprints) > 0 || len(r.Tasks) > 0; {
+			if edit(n-1, func(r *decide.RoundRecord) {
+				r.Fingerprints = r.Fingerprints[:len(r.Fingerprints)/2]
+				r.Tasks = r.Tasks[:len(r.Tasks)/2]
+			}) {
 				return c
 			}
 		}
 	}
 	return c
+}
+
+// jsonLen is the length of v's JSON encoding, -1 if it has none (a state
+// always has one: it holds only strings, numbers, times and slices).
+func jsonLen(v any) int {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return -1
+	}
+	return len(data)
+}
+
+// markerLen is the length of the state marker of loop id for a state
+// whose JSON takes n bytes (see decide.State.Marker).
+func markerLen(id string, n int) int {
+	return len("<!-- gcloop:state ") + len(id) + len(" ") + base64.RawURLEncoding.EncodedLen(n) + len(" -->")
 }
 
 // fold merges consecutive round records into one that stands for all of
