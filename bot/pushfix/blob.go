@@ -2,6 +2,7 @@ package pushfix
 
 import (
 	"crypto/sha1"
+	"encoding/base64"
 	"encoding/hex"
 	"hash"
 	"io"
@@ -23,3 +24,6 @@ func newBlobHash(size int64) hash.Hash {
 	io.WriteString(h, "blob "+strconv.FormatInt(size, 10)+"\x00")
 	return h
 }
+
+// encodeBase64 encodes content for a "base64" blob.
+func encodeBase64(content []byte) string { return base64.StdEncoding.EncodeToString(content) }
