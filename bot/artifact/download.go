@@ -1,0 +1,253 @@
+package artifact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// artifactsAPI is the part of go-github's ActionsService that Download needs.
+type artifactsAPI interface {
+	// DownloadArtifact returns the short-lived (about a minute) URL GitHub
+	// redirects to; it does not download anything.
+	DownloadArtifact(ctx context.Context, owner, repo string, artifactID int64, maxRedirects int) (*url.URL, *github.Response, error)
+}
+
+// listAPI is the part of go-github's ActionsService that List needs.
+type listAPI interface {
+	ListWorkflowRunArtifacts(ctx context.Context, owner, repo string, runID int64, opts *github.ListOptions) (*github.ArtifactList, *github.Response, error)
+}
+
+// maxRedirects is how many 301s (a renamed or transferred repository)
+// DownloadArtifact may follow on the API host before the 302 to the blob.
+const maxRedirects = 3
+
+// Download returns the bytes of artifact id: a zip, or the file itself for an
+// artifact uploaded with archive: false (see Extract). GitHub answers the API
+// call with a 302 to a signed blob URL, which is fetched with plain — a client
+// that must not add the GitHub token (the signature is the credential; a
+// token would leak to the blob host). A nil plain uses a bare http.Client.
+// The download is capped at lim.MaxZip bytes. A blob URL that is refused or
+// has expired (401, 403, 404, 410), a 5xx or a broken connection is retried
+// once with a fresh URL.
+func Download(ctx context.Context, gh artifactsAPI, owner, repo string, id int64, plain *http.Client, lim Limits) ([]byte, error) {
+	lim = lim.withDefaults()
+	if plain == nil {
+		plain = &http.Client{}
+	}
+	what := fmt.Sprintf("artifact %d of %s/%s", id, owner, repo)
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		u, err := location(ctx, gh, owner, repo, id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		data, retry, err := fetch(ctx, plain, u, lim)
+		if err == nil {
+			return data, nil
+		}
+		if !retry || ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		lastErr = err
+	}
+	return nil, fmt.Errorf("%s: %w (twice, the second time with a fresh download URL)", what, lastErr)
+}
+
+// location asks the API for the blob URL.
+func location(ctx context.Context, gh artifactsAPI, owner, repo string, id int64) (*url.URL, error) {
+	u, resp, err := gh.DownloadArtifact(ctx, owner, repo, id, maxRedirects)
+	status := 0
+	if resp != nil && resp.Response != nil {
+		status = resp.StatusCode
+	}
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		status = er.Response.StatusCode
+	}
+	switch {
+	case err != nil && status == http.StatusNotFound:
+		return nil, fmt.Errorf("get download URL: HTTP 404 (deleted, or the token lacks actions: read): %w", ErrNotFound)
+	case err != nil && status == http.StatusGone:
+		return nil, fmt.Errorf("get download URL: HTTP 410, past its retention period: %w", ErrExpired)
+	case err != nil:
+		return nil, fmt.Errorf("get download URL: %w", err)
+	case u == nil:
+		return nil, errors.New("get download URL: GitHub sent no Location")
+	case u.Scheme != "https" && u.Scheme != "http", u.Host == "":
+		return nil, fmt.Errorf("get download URL: Location %q is not an absolute http(s) URL", redact(u))
+	}
+	return u, nil
+}
+
+// fetch GETs the blob. retry reports whether a fresh URL may help.
+func fetch(ctx context.Context, plain *http.Client, u *url.URL, lim Limits) (data []byte, retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("download: %w", err)
+	}
+	resp, err := plain.Do(req)
+	if err != nil {
+		return nil, true, fmt.Errorf("download from %s: %w", u.Host, stripURL(err))
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusOK:
+	case resp.StatusCode == http.StatusUnauthorized, resp.StatusCode == http.StatusForbidden,
+		resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusGone:
+		return nil, true, fmt.Errorf("download from %s: HTTP %d: the signed URL was refused or has expired", u.Host, resp.StatusCode)
+	case resp.StatusCode >= 500:
+		return nil, true, fmt.Errorf("download from %s: HTTP %d", u.Host, resp.StatusCode)
+	default:
+		return nil, false, fmt.Errorf("download from %s: HTTP %d, want 200", u.Host, resp.StatusCode)
+	}
+	if resp.ContentLength > lim.MaxZip {
+		return nil, false, fmt.Errorf("download from %s: %d bytes, more than %d: %w", u.Host, resp.ContentLength, lim.MaxZip, ErrTooLarge)
+	}
+	data, err = io.ReadAll(io.LimitReader(resp.Body, lim.MaxZip+1))
+	if int64(len(data)) > lim.MaxZip {
+		return nil, false, fmt.Errorf("download from %s: more than %d bytes: %w", u.Host, lim.MaxZip, ErrTooLarge)
+	}
+	if err != nil {
+		return nil, true, fmt.Errorf("download from %s: read: %w", u.Host, stripURL(err))
+	}
+	return data, false, nil
+}
+
+// redact drops the query (the signature) from a URL for error messages.
+func redact(u *url.URL) string {
+	c := *u
+	c.RawQuery = ""
+	c.User = nil
+	return c.String()
+}
+
+// stripURL removes the signed URL that *url.Error carries, keeping its cause.
+func stripURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// List returns the artifacts of a workflow run, reading every page. With no
+// names it returns every artifact that has not expired. With names it returns
+// one artifact per name, in the order asked (the newest if a name repeats), and
+// fails naming every requested artifact that is missing or expired.
+func List(ctx context.Context, gh listAPI, owner, repo string, runID int64, names []string) ([]*github.Artifact, error) {
+	const maxPages = 1000
+	opts := &github.ListOptions{PerPage: 100}
+	var all []*github.Artifact
+	for pages := 1; ; pages++ {
+		page, resp, err := gh.ListWorkflowRunArtifacts(ctx, owner, repo, runID, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list artifacts of run %d in %s/%s: %w", runID, owner, repo, err)
+		}
+		if page != nil {
+			for _, a := range page.Artifacts {
+				if a != nil && a.GetName() != "" {
+					all = append(all, a)
+				}
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		if resp.NextPage <= opts.Page || pages >= maxPages {
+			return nil, fmt.Errorf("list artifacts of run %d in %s/%s: pagination does not advance (page %d → %d)", runID, owner, repo, opts.Page, resp.NextPage)
+		}
+		opts.Page = resp.NextPage
+	}
+
+	if len(names) == 0 {
+		var live []*github.Artifact
+		for _, a := range all {
+			if !a.GetExpired() {
+				live = append(live, a)
+			}
+		}
+		return live, nil
+	}
+
+	var (
+		out              []*github.Artifact
+		missing, expired []string
+		done             = make(map[string]bool)
+	)
+	for _, name := range names {
+		if done[name] {
+			continue
+		}
+		done[name] = true
+		var best *github.Artifact
+		for _, a := range all {
+			if a.GetName() == name && newer(a, best) {
+				best = a
+			}
+		}
+		switch {
+		case best == nil:
+			missing = append(missing, fmt.Sprintf("%q", name))
+		case best.GetExpired():
+			when := ""
+			if t := best.GetExpiresAt().Time; !t.IsZero() {
+				when = " on " + t.UTC().Format("2006-01-02")
+			}
+			expired = append(expired, fmt.Sprintf("%q (expired%s)", name, when))
+		default:
+			out = append(out, best)
+		}
+	}
+	var problems []string
+	if len(missing) > 0 {
+		var have []string
+		for _, a := range all {
+			if n := fmt.Sprintf("%q", a.GetName()); !slices.Contains(have, n) {
+				have = append(have, n)
+			}
+		}
+		if len(have) > 20 {
+			have = append(have[:20], fmt.Sprintf("and %d more", len(have)-20))
+		}
+		list := "none"
+		if len(have) > 0 {
+			list = strings.Join(have, ", ")
+		}
+		problems = append(problems, fmt.Sprintf("no artifact named %s (the run has: %s)", strings.Join(missing, ", "), list))
+	}
+	if len(expired) > 0 {
+		problems = append(problems, fmt.Sprintf("expired: %s", strings.Join(expired, ", ")))
+	}
+	if len(problems) > 0 {
+		err := ErrNotFound
+		if len(missing) == 0 {
+			err = ErrExpired
+		}
+		return nil, fmt.Errorf("artifacts of run %d in %s/%s: %s: %w", runID, owner, repo, strings.Join(problems, "; "), err)
+	}
+	return out, nil
+}
+
+// newer reports whether a should replace best: a live artifact beats an
+// expired one, then the later creation time, then the higher id.
+func newer(a, best *github.Artifact) bool {
+	if best == nil {
+		return true
+	}
+	if a.GetExpired() != best.GetExpired() {
+		return !a.GetExpired()
+	}
+	at, bt := a.GetCreatedAt().Time, best.GetCreatedAt().Time
+	if !at.Equal(bt) {
+		return at.After(bt)
+	}
+	return a.GetID() > best.GetID()
+}
