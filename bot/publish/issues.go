@@ -290,11 +290,14 @@ func (s SyncSpec) listOpen(ctx context.Context, api issuesAPI) ([]mineIssue, map
 			return nil, nil, fmt.Errorf("fix issues: list open issues labelled gcloop:%s, page %d: %w", s.Loop, max(opts.Page, 1), err)
 		}
 		for _, is := range iss {
-			if is == nil || is.IsPullRequest() || is.GetNumber() == 0 {
+			if is == nil {
 				continue
 			}
 			for _, l := range is.Labels {
-				known[l.GetName()] = true
+				known[l.GetName()] = true // a pull request's labels exist too
+			}
+			if is.IsPullRequest() || is.GetNumber() == 0 {
+				continue
 			}
 			if s.BotLogin != "" && !strings.EqualFold(is.GetUser().GetLogin(), s.BotLogin) {
 				continue
