@@ -312,13 +312,13 @@ func (s *Server) runJSON(r *repoState, run *runState) obj {
 		"actor": s.userJSON(headOwner), "triggering_actor": s.userJSON(headOwner), "run_attempt": run.attempt,
 		"run_started_at": ts(run.created), "jobs_url": api + "/jobs", "logs_url": api + "/logs",
 		"check_suite_url": s.repoAPI(r) + "/check-suites/" + strconv.FormatInt(sp.ID+1, 10),
-		"artifacts_url": api + "/artifacts", "cancel_url": api + "/cancel", "rerun_url": api + "/rerun",
+		"artifacts_url":   api + "/artifacts", "cancel_url": api + "/cancel", "rerun_url": api + "/rerun",
 		"previous_attempt_url": nil, "workflow_url": s.repoAPI(r) + "/actions/workflows/" + strconv.FormatInt(wfID, 10),
 		"head_commit": obj{"id": sp.HeadSHA, "tree_id": sp.HeadSHA, "message": sp.Name, "timestamp": ts(run.created),
-			"author": obj{"name": headOwner, "email": headOwner + "@users.noreply.github.com"},
+			"author":    obj{"name": headOwner, "email": headOwner + "@users.noreply.github.com"},
 			"committer": obj{"name": "GitHub", "email": "noreply@github.com"}},
-		"repository":      s.minimalRepoJSON(r.fullName(), r.id, false),
-		"head_repository": s.minimalRepoJSON(sp.HeadRepo, sp.HeadRepoID, sp.HeadRepoID != r.id),
+		"repository":         s.minimalRepoJSON(r.fullName(), r.id, false),
+		"head_repository":    s.minimalRepoJSON(sp.HeadRepo, sp.HeadRepoID, sp.HeadRepoID != r.id),
 		"head_repository_id": sp.HeadRepoID,
 	}
 	return o

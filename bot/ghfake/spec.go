@@ -158,7 +158,9 @@ func parseSpec(path string) (*spec, error) {
 			s.routes = append(s.routes, r)
 		}
 	}
-	sort.Slice(s.routes, func(i, j int) bool { return s.routes[i].template+s.routes[i].method < s.routes[j].template+s.routes[j].method })
+	sort.Slice(s.routes, func(i, j int) bool {
+		return s.routes[i].template+s.routes[i].method < s.routes[j].template+s.routes[j].method
+	})
 	return s, nil
 }
 
