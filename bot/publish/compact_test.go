@@ -56,8 +56,8 @@ func TestCompactStateShrinksOldestFirst(t *testing.T) {
 			},
 		},
 		{
-			name:   "the budget keeps the last three rounds whole",
-			max:    StateBudget,
+			name: "the budget keeps the last three rounds whole",
+			max:  StateBudget,
 			check: func(t *testing.T, c *decide.State) {
 				n := len(c.Rounds)
 				for _, r := range c.Rounds[:n-3] {

@@ -344,8 +344,12 @@ func TestSyncIssues(t *testing.T) {
 			want:      SyncResult{Created: []int{2}},
 		},
 		{
-			name:      "issues of another PR or loop id are left alone on convergence",
-			prepare:   func(m *memIssues) { m.add(other(13, "review")); m.add(other(12, "security")); m.add(other(1, "review")) },
+			name: "issues of another PR or loop id are left alone on convergence",
+			prepare: func(m *memIssues) {
+				m.add(other(13, "review"))
+				m.add(other(12, "security"))
+				m.add(other(1, "review"))
+			},
 			spec:      func() SyncSpec { s := spec(2); s.Converged = true; return s },
 			wantCalls: []string{"list page 1"},
 		},
@@ -371,8 +375,12 @@ func TestSyncIssues(t *testing.T) {
 			want:      SyncResult{Closed: []int{2}},
 		},
 		{
-			name:      "a label created meanwhile by another run is fine",
-			prepare:   func(m *memIssues) { m.labels["gcloop:review"] = true; m.failIn = "get label gcloop:review"; m.failErr = errResp(404, "GET", "/x") },
+			name: "a label created meanwhile by another run is fine",
+			prepare: func(m *memIssues) {
+				m.labels["gcloop:review"] = true
+				m.failIn = "get label gcloop:review"
+				m.failErr = errResp(404, "GET", "/x")
+			},
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1", "get label gcloop", "create label gcloop", "get label gcloop:review", "create label gcloop:review", "create gcloop: fix a.go (PR #12, round 1)"},
 			want:      SyncResult{Created: []int{1}},
@@ -386,17 +394,23 @@ func TestSyncIssues(t *testing.T) {
 			want: SyncResult{Created: []int{1}},
 		},
 		{
-			name:    "a failed creation stops the sync with what was done",
-			prepare: func(m *memIssues) { m.failIn = "create gcloop: fix b.go"; m.failErr = errResp(403, "POST", "/repos/o/r/issues") },
-			spec:    func() SyncSpec { s := base; s.Tasks = append(s.Tasks, reviewTask("FIX-2-2", "b.go", "y")); return s },
+			name: "a failed creation stops the sync with what was done",
+			prepare: func(m *memIssues) {
+				m.failIn = "create gcloop: fix b.go"
+				m.failErr = errResp(403, "POST", "/repos/o/r/issues")
+			},
+			spec: func() SyncSpec { s := base; s.Tasks = append(s.Tasks, reviewTask("FIX-2-2", "b.go", "y")); return s },
 			wantCalls: []string{"list page 1", "get label gcloop", "create label gcloop", "get label gcloop:review", "create label gcloop:review",
 				"create gcloop: fix a.go (PR #12, round 1)", "create gcloop: fix b.go (PR #12, round 1)"},
 			want:    SyncResult{Created: []int{1}},
 			wantErr: "fix issues: create the issue of task FIX-2-2: POST https://api.github.com/repos/o/r/issues: 403 Forbidden []",
 		},
 		{
-			name:      "a label lookup that fails otherwise stops before any issue",
-			prepare:   func(m *memIssues) { m.failIn = "get label gcloop"; m.failErr = errResp(500, "GET", "/repos/o/r/labels/gcloop") },
+			name: "a label lookup that fails otherwise stops before any issue",
+			prepare: func(m *memIssues) {
+				m.failIn = "get label gcloop"
+				m.failErr = errResp(500, "GET", "/repos/o/r/labels/gcloop")
+			},
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1", "get label gcloop"},
 			wantErr:   `fix issues: look up label "gcloop": GET https://api.github.com/repos/o/r/labels/gcloop: 500 Internal Server Error []`,
