@@ -140,7 +140,9 @@ func parseIgnore(data []byte) []ignoreRule {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		line = trimTrailingSpaces(line)
+		if line = trimTrailingSpaces(line); line == "" {
+			continue
+		}
 		var r ignoreRule
 		if line[0] == '!' {
 			r.negate = true

@@ -171,7 +171,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 	})
 	if err != nil {
 		if notFastForward(err) {
-			return "", fmt.Errorf("push: update %s of %s/%s from %s to %s: %w (%v)", ref, p.Owner, p.Repo, p.HeadSHA, sha, ErrHeadMoved, err)
+			return "", fmt.Errorf("push: update %s of %s/%s from %s to %s: %w (%w)", ref, p.Owner, p.Repo, p.HeadSHA, sha, ErrHeadMoved, err)
 		}
 		return "", fmt.Errorf("push: update %s of %s/%s to %s: %w", ref, p.Owner, p.Repo, sha, err)
 	}
