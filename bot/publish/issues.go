@@ -446,17 +446,21 @@ func plainTitle(s string, max int) string {
 		rs = append(rs, r)
 	}
 	rs = []rune(strings.Join(strings.Fields(string(rs)), " "))
-	if max > 0 && len(rs) > max {
-		rs = append(rs[:max-1:max-1], '…')
-	}
-	var b strings.Builder
+	out := make([]rune, 0, len(rs))
 	for i, r := range rs {
-		b.WriteRune(r)
+		out = append(out, r)
 		if r == '@' || r == '#' && i+1 < len(rs) && rs[i+1] >= '0' && rs[i+1] <= '9' {
-			b.WriteString("\u200b")
+			out = append(out, '\u200b')
 		}
 	}
-	return b.String()
+	if max > 0 && len(out) > max {
+		keep := out[:max-1:max-1]
+		if n := len(keep); n > 0 && (keep[n-1] == '@' || keep[n-1] == '#') {
+			keep = keep[:n-1] // its zero-width space was cut off
+		}
+		out = append(keep, '…')
+	}
+	return string(out)
 }
 
 // maxBodyFiles bounds the target files listed in an issue body.

@@ -530,6 +530,29 @@ func TestIssueBodyIsEscapedAndBounded(t *testing.T) {
 	}
 }
 
+func TestPlainTitle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		max      int
+		want     string
+	}{
+		{"plain text stays as is", "Fix a_b.go", 50, "Fix a_b.go"},
+		{"mentions and references are broken", "@team fixes #12", 50, "@\u200bteam fixes #\u200b12"},
+		{"lines and controls are cleaned", "a\n\tb\u202e\x00c", 50, "a bc"},
+		{"the cap counts the zero-width spaces", "ab@cd", 4, "ab…"},
+		{"a cut never leaves a bare @", "abc@d", 5, "abc…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := plainTitle(tt.in, tt.max); got != tt.want {
+				t.Errorf("plainTitle(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestTasksOfOneTargetGetDistinctKeys(t *testing.T) {
 	t.Parallel()
 	s := spec(1, reviewTask("FIX-2-1", "a.go", "x"), reviewTask("FIX-2-2", "a.go", "y"), reviewTask("FIX-2-3", "a.go", "z"))
