@@ -454,7 +454,7 @@ func plainTitle(s string, max int) string {
 		}
 	}
 	if max > 0 && len(out) > max {
-		keep := out[:max-1:max-1]
+		keep := out[: max-1 : max-1]
 		if n := len(keep); n > 0 && (keep[n-1] == '@' || keep[n-1] == '#') {
 			keep = keep[:n-1] // its zero-width space was cut off
 		}
