@@ -3,6 +3,7 @@ package command
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -104,6 +105,26 @@ func TestParse(t *testing.T) {
 		{"a heading ends a paragraph before indented code", "# Title\n    /gc retry", none, false},
 		{"a thematic break is no list item", "* * *\n/gc retry", Command{Verb: Retry, Line: 2}, true},
 		{"a quote in a list item hides a command", "- > /gc retry", none, false},
+		{"an empty item holds the next indented line", "-\n  /gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"an item with indented code hides a command", "-     code\n\n      /gc retry", none, false},
+		{"an ordered item not at 1 cannot interrupt a paragraph", "text\n2. x\n   /gc retry", Command{Verb: Retry, Line: 3}, true},
+		{"an empty item cannot interrupt a paragraph", "text\n-\n/gc retry", Command{Verb: Retry, Line: 3}, true},
+
+		// What ends a lazy quote paragraph.
+		{"a fence after a quote is a top-level fence", "> quoted\n```\n/gc retry\n```", none, false},
+		{"an HTML comment after a quote hides a command", "> quoted\n<!--\n/gc retry\n-->", none, false},
+		{"a thematic break ends a quote", "> quoted\n---\n/gc retry", Command{Verb: Retry, Line: 3}, true},
+		{"a heading ends a quote", "> quoted\n# Title\n/gc retry", Command{Verb: Retry, Line: 3}, true},
+		{"an indented line continues a quote lazily", "> quoted\n    /gc retry", none, false},
+		{"a list item ends a quote", "> quoted\n- item\n/gc retry", Command{Verb: Retry, Line: 3}, true},
+
+		// Fence and HTML details.
+		{"a fence indented by three spaces hides a command", "   ```\n/gc retry\n   ```", none, false},
+		{"a closing fence indented by four does not close", "```\n    ```\n/gc retry", none, false},
+		{"a script block hides a command", "<script>\n/gc retry\n</script>", none, false},
+		{"a tag that only starts like pre is no block", "<prefix>\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a pre block closed on its line hides nothing", "<pre>x</pre>\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a setext underline ends a paragraph", "Title\n===\n    /gc retry", none, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +170,12 @@ func FuzzParse(f *testing.F) {
 			}
 			if cmd.LoopID != "" && cmd.Verb == Help && (cmd.Unknown != "" || cmd.BadLoopID != "") {
 				t.Fatalf("Parse(%q) = %+v: a refused word left a loop id", body, cmd)
+			}
+			reply := Reply(Event{Author: "alice"}, cmd, Apply(nil, cmd, "alice", time.Time{}, 1))
+			for _, bad := range []string{"<!--", "gcloop:state", "<script"} {
+				if strings.Contains(reply, bad) {
+					t.Fatalf("Reply to %q holds %q:\n%s", body, bad, reply)
+				}
 			}
 		} else if cmd != (Command{}) {
 			t.Fatalf("Parse(%q) = %+v without a command", body, cmd)

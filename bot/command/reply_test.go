@@ -32,6 +32,12 @@ func TestReply(t *testing.T) {
 			"@alice 😕 `/gc approve` was not run: it needs the **write** role on this repository, and you have **triage**.",
 		},
 		{
+			"a refusal with levels it does not know says none and write",
+			ev, "/gc retry",
+			func(Command) Effect { return Unauthorized("owner", "root") },
+			"@alice 😕 `/gc retry` was not run: it needs the **write** role on this repository, and you have **none**.",
+		},
+		{
 			"a refusal for a loop the PR does not have",
 			ev, "/gc abort review",
 			func(Command) Effect { return UnknownLoop("review", []string{"coverage", "audit_2"}) },
