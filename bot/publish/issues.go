@@ -431,9 +431,9 @@ func (s SyncSpec) title(what string) string {
 // text, not markdown, so nothing is backslash-escaped (it would show);
 // control and invisible formatting characters are dropped, line breaks
 // and tabs become spaces, '@' and '#' before a digit get a zero-width
-// space (no pings, no cross-references), and the text is capped at max
+// space (no pings, no cross-references), and the text is capped at limit
 // runes with an ellipsis.
-func plainTitle(s string, max int) string {
+func plainTitle(s string, limit int) string {
 	var rs []rune
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
 		switch {
@@ -453,8 +453,8 @@ func plainTitle(s string, max int) string {
 			out = append(out, '\u200b')
 		}
 	}
-	if max > 0 && len(out) > max {
-		keep := out[: max-1 : max-1]
+	if limit > 0 && len(out) > limit {
+		keep := out[: limit-1 : limit-1]
 		if n := len(keep); n > 0 && (keep[n-1] == '@' || keep[n-1] == '#') {
 			keep = keep[:n-1] // its zero-width space was cut off
 		}
@@ -463,7 +463,8 @@ func plainTitle(s string, max int) string {
 	return string(out)
 }
 
-// maxBodyFiles bounds the target files listed in an issue body.
+// maxBodyFiles bounds the target files (and the tasks depended on)
+// listed in an issue body.
 const maxBodyFiles = 50
 
 // body renders the issue body of a task within IssueBodyLimit, cutting
@@ -494,9 +495,12 @@ func (s SyncSpec) renderBody(t decide.Task, key string, nFindings, nFiles int) s
 		fmt.Fprintf(&b, "- **Title:** %s\n", decide.EscapeInline(t.Title))
 	}
 	if len(t.DependsOn) > 0 {
-		deps := make([]string, len(t.DependsOn))
-		for i, d := range t.DependsOn {
-			deps[i] = decide.EscapeInline(d)
+		deps := make([]string, 0, min(len(t.DependsOn), maxBodyFiles)+1)
+		for _, d := range t.DependsOn[:min(len(t.DependsOn), maxBodyFiles)] {
+			deps = append(deps, decide.EscapeInline(d))
+		}
+		if rest := len(t.DependsOn) - maxBodyFiles; rest > 0 {
+			deps = append(deps, fmt.Sprintf("… and %d more", rest))
 		}
 		fmt.Fprintf(&b, "- **Depends on:** %s\n", strings.Join(deps, ", "))
 	}

@@ -507,6 +507,22 @@ func TestIssueBodyIsEscapedAndBounded(t *testing.T) {
 			},
 		},
 		{
+			name: "long lists of files and dependencies are cut",
+			task: func() decide.Task {
+				t := reviewTask("FIX-2-1", "f.go", "x")
+				for i := 0; i < 20000; i++ {
+					t.DependsOn = append(t.DependsOn, strings.Repeat("D", 900))
+					t.TargetFiles = append(t.TargetFiles, strings.Repeat("f", 900))
+				}
+				return t
+			}(),
+			check: func(t *testing.T, p PlannedIssue) {
+				if len(p.Body) > IssueBodyLimit || !strings.Contains(p.Body, "… and 19950 more") {
+					t.Errorf("body of %d bytes without the count of the rest", len(p.Body))
+				}
+			},
+		},
+		{
 			name: "a very long file name is cut in the title",
 			task: reviewTask("FIX-2-1", strings.Repeat("d/", 300)+"x.go", "y"),
 			check: func(t *testing.T, p PlannedIssue) {
