@@ -10,8 +10,8 @@ import (
 
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-github/v62/github"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/google/go-github/v62/github"
 )
 
 // checkout writes files into a new workspace directory like a checkout:

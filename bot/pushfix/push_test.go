@@ -69,10 +69,10 @@ func TestPushMakesOneCommitOnTheHeadAndMovesTheBranch(t *testing.T) {
 	wantCalls := []string{
 		"GetRef heads/feature/x",
 		"GetCommit " + head,
-		"CreateBlob utf-8", // a_test.go
+		"CreateBlob utf-8",  // a_test.go
 		"CreateBlob base64", // testdata/img.bin
-		"CreateBlob utf-8", // tests/gen.sh
-		"CreateBlob utf-8", // tests/run.sh
+		"CreateBlob utf-8",  // tests/gen.sh
+		"CreateBlob utf-8",  // tests/run.sh
 		"CreateTree " + f.commits[head].tree + " 5",
 		"CreateCommit " + c.tree,
 		"UpdateRef refs/heads/feature/x " + sha + " force=false",
