@@ -526,3 +526,48 @@ func TestUpsertRecreatesOnlyOnNotFound(t *testing.T) {
 		})
 	}
 }
+
+func TestReportRoundTripIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := &fakeComments{pages: [][]*github.IssueComment{{comment(1, "alice", "please review", t0)}}}
+	found, err := FindState(ctx, f, "o", "r", 7, "review", bot)
+	if err != nil || found.Comment != nil || found.State != nil {
+		t.Fatalf("fresh PR: %+v, %v", found, err)
+	}
+	st := testState(t, "review", 1)
+	score := 5.0
+	d := &decide.Decision{Loop: decide.Review, ID: "review", Outcome: decide.Fix, Verdict: "REVISION_NEEDED", Round: 1, MaxRounds: 3,
+		Score: &score, Status: decide.StatusComplete, Time: t0, History: st.Rounds}
+	body, err := Body(d, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Upsert(ctx, f, "o", "r", 7, found.Comment, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.User = &github.User{Login: github.String(bot)}
+	f.pages[0] = append(f.pages[0], c)
+
+	// The re-run finds the comment and its state, renders the same body and
+	// sends nothing.
+	f.calls = nil
+	again, err := FindState(ctx, f, "o", "r", 7, "review", bot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(st, again.State); diff != "" {
+		t.Errorf("state read back (-want +got):\n%s", diff)
+	}
+	body2, err := Body(d, again.State, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Upsert(ctx, f, "o", "r", 7, again.Comment, body2); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"list o/r#7 page 0"}, f.calls); diff != "" {
+		t.Errorf("re-run calls (-want +got):\n%s", diff)
+	}
+}
