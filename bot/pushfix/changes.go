@@ -37,9 +37,23 @@ type Workspace struct {
 	Dir string
 	// Ignore, when set, hides slash-separated repository-relative paths
 	// from the comparison entirely: an ignored tracked file is neither
-	// compared nor reported deleted, an ignored directory is not walked.
+	// compared nor reported deleted, an ignored directory is not walked
+	// and hides every path below it.
 	// Use it for files the action itself wrote into the workspace.
 	Ignore func(path string) bool
+}
+
+// hidden reports whether ws.Ignore hides p or one of its directories.
+func (ws Workspace) hidden(p string) bool {
+	if ws.Ignore == nil {
+		return false
+	}
+	for d := p; d != "."; d = path.Dir(d) {
+		if ws.Ignore(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // Unpushable is a changed path that the guard may judge but that pushfix
@@ -163,7 +177,7 @@ func Scan(ctx context.Context, git gitAPI, contents contentsAPI, owner, repo, he
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		if ws.Ignore != nil && ws.Ignore(p) {
+		if ws.hidden(p) {
 			continue
 		}
 		if err := sc.tracked(p, tree[p], w.disk); err != nil {

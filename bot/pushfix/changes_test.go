@@ -82,6 +82,7 @@ func repoFiles() map[string]fakeFile {
 		"build/tracked.txt":       {ModeFile, "tracked in an ignored directory\n"},
 		"link":                    {ModeSymlink, "pkg/a.go"},
 		"third_party/sub":         {ModeSubmodule, "1111111111111111111111111111111111111111"},
+		"hidden/tracked.txt":      {ModeFile, "hidden by Workspace.Ignore\n"},
 	}
 }
 
@@ -124,7 +125,9 @@ func TestScanFindsModifiedAddedAndDeletedFiles(t *testing.T) {
 			// Negated: not ignored.
 			write(t, dir, "keep.out", "kept\n", 0o644)
 
-			ws := Workspace{Dir: dir, Ignore: func(p string) bool { return p == "gcloop-report.md" }}
+			write(t, dir, "gcloop-out/evidence/coverage.json", "{}\n", 0o644)
+			remove(t, dir, "hidden/tracked.txt") // hidden by Ignore: not a deletion
+			ws := Workspace{Dir: dir, Ignore: func(p string) bool { return p == "gcloop-report.md" || p == "gcloop-out" || p == "hidden" }}
 			s, err := Scan(context.Background(), f, f, "o", "r", head, ws)
 			if err != nil {
 				t.Fatal(err)
@@ -167,8 +170,8 @@ func TestScanFindsModifiedAddedAndDeletedFiles(t *testing.T) {
 					walked++
 				}
 			}
-			if truncated && walked != 7 || !truncated && walked != 0 {
-				t.Errorf("non-recursive GetTree calls = %d, want 7 (one per tree) when truncated, 0 otherwise", walked)
+			if truncated && walked != 8 || !truncated && walked != 0 {
+				t.Errorf("non-recursive GetTree calls = %d, want 8 (one per tree) when truncated, 0 otherwise", walked)
 			}
 			downloads := 0
 			for _, m := range f.methods() {
