@@ -3,7 +3,6 @@ package ghfake
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,9 +27,6 @@ const specRelPath = "../shared/github-openapi/openapi-subset.json"
 type spec struct {
 	doc    *openapi3.T
 	routes []*route
-	// examples holds each components.examples value as raw JSON, the
-	// templates response bodies are built from.
-	examples map[string]json.RawMessage
 }
 
 // route is one operation of the description, split into path segments.
@@ -114,24 +110,7 @@ func parseSpec(path string) (*spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ghfake: load openapi subset %s: %w", path, err)
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("ghfake: read openapi subset %s: %w", path, err)
-	}
-	var rawDoc struct {
-		Components struct {
-			Examples map[string]struct {
-				Value json.RawMessage `json:"value"`
-			} `json:"examples"`
-		} `json:"components"`
-	}
-	if err := json.Unmarshal(raw, &rawDoc); err != nil {
-		return nil, fmt.Errorf("ghfake: decode openapi subset examples %s: %w", path, err)
-	}
-	s := &spec{doc: doc, examples: map[string]json.RawMessage{}}
-	for name, ex := range rawDoc.Components.Examples {
-		s.examples[name] = ex.Value
-	}
+	s := &spec{doc: doc}
 	for _, tmpl := range doc.Paths.InMatchingOrder() {
 		item := doc.Paths.Value(tmpl)
 		for method, op := range item.Operations() {
@@ -270,17 +249,4 @@ func (s *spec) validateResponse(in *openapi3filter.RequestValidationInput, statu
 	}
 	out.SetBodyBytes(body)
 	return openapi3filter.ValidateResponse(context.Background(), out)
-}
-
-// example returns a fresh decoded copy of components.examples[name].
-func (s *spec) example(name string) (any, error) {
-	raw, ok := s.examples[name]
-	if !ok {
-		return nil, fmt.Errorf("ghfake: openapi subset has no example %q", name)
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("ghfake: decode example %q: %w", name, err)
-	}
-	return v, nil
 }
