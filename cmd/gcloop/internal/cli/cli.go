@@ -77,6 +77,8 @@ func run(env *Env, args []string) error {
 		return runDecide(env, args[1:])
 	case "coverage":
 		return runCoverage(env, args[1:])
+	case "run":
+		return runAction(env, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(env.Stdout, "gcloop", Version())
 		return nil

@@ -1,0 +1,61 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func contextWith(t *testing.T, event, payload string) (*Context, error) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(p, []byte(payload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": p, "GITHUB_REPOSITORY": "octo/shop",
+		"GITHUB_RUN_ID": "77", "GITHUB_RUN_ATTEMPT": "2", "GITHUB_SHA": "abc", "GITHUB_SERVER_URL": "https://ghe.example.com/",
+	}
+	return ReadContext(func(k string) string { return env[k] })
+}
+
+func TestReadContextPullRequest(t *testing.T) {
+	t.Parallel()
+	c, err := contextWith(t, "pull_request", `{"action":"synchronize","pull_request":{"number":12,"html_url":"https://x/pull/12",
+		"head":{"sha":"h1","ref":"feature/x","repo":{"id":9}},"base":{"ref":"main","repo":{"id":7}}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Pull
+	if p == nil || p.Number != 12 || p.HeadSHA != "h1" || p.HeadRef != "feature/x" || p.BaseRef != "main" || !p.Fork() {
+		t.Fatalf("pull %+v", p)
+	}
+	if c.Owner != "octo" || c.Repo != "shop" || c.RunID != 77 || c.RunAttempt != 2 {
+		t.Errorf("context %+v", c)
+	}
+	if got, want := c.BlobURL("h1"), "https://ghe.example.com/octo/shop/blob/h1/"; got != want {
+		t.Errorf("blob URL %q, want %q", got, want)
+	}
+}
+
+func TestReadContextOtherEvents(t *testing.T) {
+	t.Parallel()
+	c, err := contextWith(t, "workflow_run", `{"workflow_run":{"id":5,"head_sha":"h2","head_repository":{"id":7},"pull_requests":[{"number":3,"head":{"sha":"h2"}}]}}`)
+	if err != nil || c.Run == nil || c.Run.GetID() != 5 || len(c.Run.PullRequests) != 1 {
+		t.Fatalf("workflow_run: %+v, %v", c, err)
+	}
+	c, err = contextWith(t, "workflow_dispatch", `{"inputs":{"pr":"#31"}}`)
+	if err != nil || c.DispatchPR != 31 {
+		t.Fatalf("workflow_dispatch: %+v, %v", c, err)
+	}
+	if _, err := contextWith(t, "workflow_dispatch", `{"inputs":{"pr":"x"}}`); err == nil {
+		t.Error("a bad pr input was accepted")
+	}
+	c, err = contextWith(t, "issue_comment", `{"action":"created","comment":{"id":8,"body":"/gc retry"},"issue":{"number":4,"pull_request":{}}}`)
+	if err != nil || c.Comment == nil || c.Comment.GetComment().GetBody() != "/gc retry" {
+		t.Fatalf("issue_comment: %+v, %v", c, err)
+	}
+	if _, err := contextWith(t, "pull_request", `{"pull_request":`); err == nil {
+		t.Error("a truncated payload was accepted")
+	}
+}

@@ -1,0 +1,41 @@
+package action
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// PrintDryRun prints what a run would do on GitHub: the report comment, the
+// fix issues and the commit.
+func PrintDryRun(w io.Writer, res *Result) {
+	d := res.Decision
+	fmt.Fprintf(w, "gcloop dry run: %s round %d: %s (%s)\n\n", d.ID, d.Round, d.Outcome, d.Verdict)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintln(w, "=== report comment (created or edited in place) ===")
+	fmt.Fprintln(w, strings.TrimRight(res.Report, "\n"))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "=== fix issues ===")
+	switch {
+	case !res.Settings.Issues:
+		fmt.Fprintln(w, "none: the issues input is false")
+	case len(res.Planned) == 0:
+		fmt.Fprintln(w, "none")
+	}
+	for _, p := range res.Planned {
+		what := "new issue"
+		if p.Number > 0 {
+			what = fmt.Sprintf("update #%d", p.Number)
+		}
+		fmt.Fprintf(w, "--- %s: %s [%s]\n%s\n", what, p.Title, strings.Join(p.Labels, ", "), strings.TrimRight(p.Body, "\n"))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "=== commit ===")
+	if len(res.Reverted) > 0 {
+		fmt.Fprintf(w, "none: the changes were refused (reverted): %s\n", strings.Join(res.Reverted, ", "))
+	} else {
+		fmt.Fprintln(w, "none")
+	}
+}

@@ -1,0 +1,197 @@
+// Package action is the GitHub Action: it gathers the inputs and the
+// workflow context, reads the round's evidence from the workspace and from
+// workflow artifacts, decides, and acts on the pull request — the report
+// comment that carries the state, fix issues, test-only commits, the next
+// round's dispatch and the /gc commands.
+package action
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/config"
+)
+
+// InputNames are the action's inputs (DESIGN §5.6), in action.yml order.
+var InputNames = []string{
+	"token", "loop", "id", "evidence", "artifacts", "run-id", "max-rounds", "threshold",
+	"target", "layer", "stall", "issues", "labels", "commit", "test-patterns", "dispatch",
+	"comment", "fail-on", "config", "timeout", "dry-run", "discoveries",
+}
+
+// Options are the action's inputs, gathered and validated in one place.
+type Options struct {
+	Token     string
+	Loop      decide.Loop // "" = sniffed from the evidence
+	ID        string      // loop id; "" = the loop name
+	Evidence  []string    // paths or globs in the workspace
+	Artifacts []string    // artifact names to download
+	RunID     int64       // run whose artifacts to read; 0 = this run or the triggering workflow_run
+	Comment   bool
+	FailOn    string // never, fix or escalate
+	Config    string // path of the configuration file in the repository
+	Timeout   time.Duration
+	DryRun    bool
+	// Discoveries is a discoveries.ndjson to append gc_decision and
+	// fix_applied lines to; "" = none.
+	Discoveries string
+	// Overrides are the inputs that layer over the configuration file.
+	Overrides config.Overrides
+}
+
+// Gather reads the inputs through get (INPUT_<NAME> with hyphens kept, or
+// flags of the same names) and validates them. Every problem names the
+// input.
+func Gather(get func(name string) string) (*Options, error) {
+	o := &Options{Token: get("token"), ID: get("id"), Config: get("config"), Discoveries: get("discoveries")}
+	var errs []string
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Sprintf("input %s: "+format, append([]any{name}, args...)...))
+	}
+	if s := get("loop"); s != "" {
+		l, err := decide.ParseLoop(s)
+		if err != nil {
+			bad("loop", "%v", err)
+		}
+		o.Loop = l
+	}
+	if o.ID != "" && !decide.ValidID(o.ID) {
+		bad("id", "%q: want 1–64 letters, digits, '.', '_' or '-'", o.ID)
+	}
+	o.Evidence = lines(get("evidence"))
+	o.Artifacts = lines(get("artifacts"))
+	if s := get("run-id"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			bad("run-id", "%q: want a workflow run id", s)
+		}
+		o.RunID = n
+	}
+	o.Comment = boolInput(get, "comment", true, bad)
+	o.DryRun = boolInput(get, "dry-run", false, bad)
+	o.FailOn = get("fail-on")
+	switch o.FailOn {
+	case "":
+		o.FailOn = "never"
+	case "never", "fix", "escalate":
+	default:
+		bad("fail-on", "%q: want never, fix or escalate", o.FailOn)
+	}
+	if o.Config == "" {
+		o.Config = ".github/gcloop.yml"
+	}
+	o.Timeout = 5 * time.Minute
+	if s := get("timeout"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			bad("timeout", "%q: want a duration such as 5m or 90s", s)
+		}
+		o.Timeout = d
+	}
+	ov := &o.Overrides
+	ov.MaxRounds = intInput(get, "max-rounds", bad)
+	ov.Threshold = floatInput(get, "threshold", bad)
+	ov.Target = floatInput(get, "target", bad)
+	ov.Stall = intInput(get, "stall", bad)
+	if s := get("layer"); s != "" {
+		l := strings.ToUpper(s)
+		if _, err := decide.LayerTarget(l); err != nil {
+			bad("layer", "%v", err)
+		}
+		ov.Layer = &l
+	}
+	if s := get("issues"); s != "" {
+		v := boolInput(get, "issues", true, bad)
+		ov.Issues = &v
+	}
+	if s := get("commit"); s != "" {
+		v := boolInput(get, "commit", false, bad)
+		ov.Commit = &v
+	}
+	if s := get("labels"); s != "" {
+		ov.Labels = splitList(s)
+	}
+	if s := get("test-patterns"); s != "" {
+		ov.TestPatterns = splitList(s)
+	}
+	if s, ok := lookup(get, "dispatch"); ok {
+		ov.Dispatch = &s
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return o, nil
+}
+
+// lookup returns an input and whether it was given at all.
+func lookup(get func(string) string, name string) (string, bool) {
+	s := get(name)
+	return s, s != ""
+}
+
+func boolInput(get func(string) string, name string, def bool, bad func(string, string, ...any)) bool {
+	switch s := strings.ToLower(get(name)); s {
+	case "":
+		return def
+	case "true":
+		return true
+	case "false":
+		return false
+	default:
+		bad(name, "%q: want true or false", s)
+		return def
+	}
+}
+
+func intInput(get func(string) string, name string, bad func(string, string, ...any)) *int {
+	s := get(name)
+	if s == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		bad(name, "%q: want an integer", s)
+		return nil
+	}
+	return &n
+}
+
+func floatInput(get func(string) string, name string, bad func(string, string, ...any)) *float64 {
+	s := get(name)
+	if s == "" {
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		bad(name, "%q: want a number", s)
+		return nil
+	}
+	return &v
+}
+
+// lines splits a multi-line input into its non-empty, trimmed lines.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// splitList splits an input given as lines or commas.
+func splitList(s string) []string {
+	var out []string
+	for _, l := range lines(s) {
+		for _, p := range strings.Split(l, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,128 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/google/go-cmp/cmp"
+)
+
+func inputs(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestGatherDefaults(t *testing.T) {
+	t.Parallel()
+	o, err := Gather(inputs(map[string]string{"token": "t"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Comment || o.DryRun || o.FailOn != "never" || o.Config != ".github/gcloop.yml" || o.Timeout != 5*time.Minute {
+		t.Errorf("defaults: %+v", o)
+	}
+	if o.Overrides.Issues != nil || o.Overrides.Commit != nil || o.Overrides.MaxRounds != nil {
+		t.Errorf("overrides set without inputs: %+v", o.Overrides)
+	}
+}
+
+func TestGatherReadsEveryInput(t *testing.T) {
+	t.Parallel()
+	o, err := Gather(inputs(map[string]string{
+		"loop": "Coverage", "id": "cov-web", "evidence": "a.info\n\n  results/*.json \n", "artifacts": "junit\ncoverage",
+		"run-id": "42", "max-rounds": "4", "threshold": "8.5", "target": "70", "layer": "l2", "stall": "0",
+		"issues": "false", "labels": "a, b\nc", "commit": "true", "test-patterns": "*_test.go,tests/**",
+		"dispatch": "cov.yml", "comment": "false", "fail-on": "escalate", "config": "ci/gc.yml", "timeout": "90s",
+		"dry-run": "true", "discoveries": "d.ndjson",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Loop != decide.Coverage || o.ID != "cov-web" || o.RunID != 42 || o.Comment || !o.DryRun ||
+		o.FailOn != "escalate" || o.Config != "ci/gc.yml" || o.Timeout != 90*time.Second || o.Discoveries != "d.ndjson" {
+		t.Errorf("options: %+v", o)
+	}
+	if diff := cmp.Diff([]string{"a.info", "results/*.json"}, o.Evidence); diff != "" {
+		t.Errorf("evidence (-want +got):\n%s", diff)
+	}
+	ov := o.Overrides
+	if *ov.MaxRounds != 4 || *ov.Threshold != 8.5 || *ov.Target != 70 || *ov.Layer != "L2" || *ov.Stall != 0 ||
+		*ov.Issues || !*ov.Commit || *ov.Dispatch != "cov.yml" {
+		t.Errorf("overrides: %+v", ov)
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, ov.Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"*_test.go", "tests/**"}, ov.TestPatterns); diff != "" {
+		t.Errorf("test patterns (-want +got):\n%s", diff)
+	}
+}
+
+func TestGatherNamesEveryBadInput(t *testing.T) {
+	t.Parallel()
+	_, err := Gather(inputs(map[string]string{"loop": "lint", "max-rounds": "three", "comment": "yes",
+		"fail-on": "always", "timeout": "soon", "run-id": "-1", "layer": "L9", "id": "a b"}))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, name := range []string{"input loop", "input max-rounds", "input comment", "input fail-on", "input timeout", "input run-id", "input layer", "input id"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not name %s", err, name)
+		}
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"results/*.json", "results/run-L1.json", true},
+		{"results/*.json", "results/sub/run.json", false},
+		{"**/junit.xml", "junit.xml", true},
+		{"**/junit.xml", "a/b/junit.xml", true},
+		{"reports/**", "reports/a/b.xml", true},
+		{"reports/**/*.sarif", "reports/x.sarif", true},
+		{"*.info", "sub/lcov.info", false},
+	}
+	for _, tt := range tests {
+		if got := globMatch(tt.pattern, tt.name); got != tt.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestWorkspaceFiles(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(ws, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("review-results.json", `{"review_score": 8, "findings": []}`)
+	write("out/a.sarif", `{"version":"2.1.0","runs":[]}`)
+	write("out/notes.txt", "not evidence")
+	write(".git/x.json", `{"review_score": 1}`)
+	files, notes, err := workspaceFiles(ws, []string{"review-results.json", "out", "**/*.json", "missing.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"review-results.json", "out/a.sarif"}, files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"evidence missing.xml: not found in the workspace"}, notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	if _, _, err := workspaceFiles(ws, []string{"../etc/passwd"}); err == nil {
+		t.Error("a path outside the workspace was accepted")
+	}
+}

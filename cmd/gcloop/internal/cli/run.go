@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/action"
+	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/decide"
+	"github.com/sethvargo/go-githubactions"
+)
+
+// multiFlag collects a flag given several times as lines.
+type multiFlag struct {
+	vals []string
+	set  bool
+}
+
+func (m *multiFlag) String() string { return strings.Join(m.vals, "\n") }
+func (m *multiFlag) Set(s string) error {
+	m.vals, m.set = append(m.vals, s), true
+	return nil
+}
+
+// runAction runs `gcloop run`: the GitHub Action. Inputs come from flags of
+// the inputs' names when given, else from INPUT_<NAME> as the runner sets
+// them (hyphens kept).
+func runAction(env *Env, args []string) error {
+	fs := newFlagSet("run", env)
+	flags := map[string]*multiFlag{}
+	for _, name := range action.InputNames {
+		if name == "dry-run" {
+			continue
+		}
+		m := &multiFlag{}
+		flags[name] = m
+		fs.Var(m, name, "action input "+name+" (default: INPUT_"+strings.ToUpper(name)+")")
+	}
+	dry := fs.Bool("dry-run", false, "print the comment, issues and commit the run would make; needs no token")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: gcloop run [--dry-run] [--INPUT VALUE ...]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return flagError(err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("run: unexpected argument %q", fs.Arg(0))
+	}
+	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
+	get := func(name string) string {
+		if m := flags[name]; m != nil && m.set {
+			return strings.TrimSpace(m.String())
+		}
+		if name == "dry-run" && *dry {
+			return "true"
+		}
+		return a.GetInput(name)
+	}
+	opts, err := action.Gather(get)
+	if err != nil {
+		return usagef("run: %v", err)
+	}
+	c, err := action.ReadContext(env.Getenv)
+	if err != nil {
+		return err
+	}
+	if c.Workspace == "" {
+		c.Workspace = "."
+	}
+	r := &action.Runner{Opts: opts, Ctx: c, Out: env.Stdout, Now: time.Now, Plain: &http.Client{Timeout: 5 * time.Minute},
+		BotLogin: env.Getenv("GCLOOP_BOT_LOGIN")}
+	if r.BotLogin == "" {
+		r.BotLogin = action.DefaultBotLogin
+	}
+	if !opts.DryRun {
+		if opts.Token == "" {
+			return usagef("run: input token is empty: give the token input (default ${{ github.token }}), or --dry-run")
+		}
+		if c.OutputPath != "" {
+			a.AddMask(opts.Token)
+		}
+		gh, err := ghclient.New(ghclient.Options{Token: opts.Token, BaseURL: c.APIURL, UserAgent: "gcloop/" + Version()})
+		if err != nil {
+			return err
+		}
+		r.GH = gh
+	}
+	res, err := r.Run(env.Ctx)
+	if err != nil {
+		var nd *decide.NoDecisionError
+		if errors.As(err, &nd) || errors.Is(err, action.ErrNoPull) {
+			if c.OutputPath != "" {
+				a.Errorf("%s", oneLine(err.Error()))
+			}
+		}
+		return err
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(env.Stderr, "gcloop:", n)
+	}
+	if res.Decision == nil { // a comment event: a /gc command or nothing
+		return nil
+	}
+	files, err := action.WriteFiles(c.Workspace, res)
+	if err != nil {
+		return err
+	}
+	if opts.DryRun {
+		action.PrintDryRun(env.Stdout, res)
+	}
+	if err := action.Publish(a, c, res, files, env.Stderr); err != nil {
+		return err
+	}
+	if opts.Discoveries != "" {
+		if err := action.AppendDiscoveries(c.Workspace, opts.Discoveries, res); err != nil {
+			return err
+		}
+	}
+	return failOn(opts.FailOn, res.Decision)
+}
