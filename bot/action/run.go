@@ -59,6 +59,16 @@ type Result struct {
 	Command *CommandResult
 	// EvidenceFiles are the workspace files read as evidence.
 	EvidenceFiles []string
+	// APIError is the first GitHub failure that stopped the run's effects;
+	// the decision is then partial.
+	APIError error
+}
+
+// apiDown records the first GitHub failure.
+func (res *Result) apiDown(err error) {
+	if res.APIError == nil {
+		res.APIError = err
+	}
 }
 
 // ErrNoPull means the event names no pull request the action can act on.
@@ -76,7 +86,10 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 
 	pull, err := r.resolvePull(ctx)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, ErrNoPull) {
+			return nil, err
+		}
+		res.apiDown(err)
 	}
 	pieces, err := r.readEvidence(ctx, res)
 	if err != nil {
@@ -97,8 +110,11 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		id = string(loop)
 	}
 	file, err := r.loadConfig(ctx, pull)
-	if err != nil {
+	var pe *decide.ParseError
+	if err != nil && (errors.As(err, &pe) || r.GH == nil) {
 		return nil, err
+	} else if err != nil {
+		res.apiDown(err)
 	}
 	set, err := config.Resolve(loop, id, file, r.Opts.Overrides)
 	if err != nil {
@@ -107,10 +123,10 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	res.Settings = set
 
 	var found publish.Found
-	if r.GH != nil && pull != nil {
+	if r.GH != nil && pull != nil && res.APIError == nil {
 		found, err = publish.FindState(ctx, r.GH.Issues, r.Ctx.Owner, r.Ctx.Repo, pull.Number, id, r.BotLogin)
 		if err != nil {
-			return nil, fmt.Errorf("read the report comment: %w", err)
+			res.apiDown(fmt.Errorf("read the report comment: %w", err))
 		}
 	}
 	st := found.State
@@ -132,6 +148,12 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	d.Notes = append(d.Notes, found.Notes...)
 	res.Decision = d
+	if res.APIError != nil {
+		// Decided on the evidence alone: no history, no effect on GitHub.
+		d.Status = decide.StatusPartial
+		d.Notes = append(d.Notes, fmt.Sprintf("GitHub API unavailable (%v): decided on the evidence alone, without the loop's history; nothing was written to GitHub", res.APIError))
+		return res, nil
+	}
 
 	if loop == decide.Coverage && set.Commit && pull != nil {
 		r.judgeChanges(ctx, res, pull, history)
@@ -174,7 +196,9 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		case ctx.Err() != nil:
 			r.partial(d, err)
 		default:
-			return nil, fmt.Errorf("write the report comment: %w", err)
+			res.apiDown(fmt.Errorf("write the report comment: %w", err))
+			d.Status = decide.StatusPartial
+			d.Notes = append(d.Notes, fmt.Sprintf("the report comment could not be written: %v", err))
 		}
 	}
 	return res, nil
@@ -433,7 +457,19 @@ func (r *Runner) syncIssues(ctx context.Context, res *Result, pull *Pull) {
 		out, err = publish.SyncIssues(ctx, nil, spec)
 	}
 	res.Planned = out.Planned
-	res.Issues = append(append(res.Issues, out.Created...), out.Updated...)
+	// The round's issues: those it created and the open ones its tasks
+	// map to (a re-run creates none but keeps them).
+	seen := map[int]bool{}
+	for _, n := range out.Created {
+		seen[n] = true
+		res.Issues = append(res.Issues, n)
+	}
+	for _, p := range out.Planned {
+		if p.Number > 0 && !seen[p.Number] {
+			seen[p.Number] = true
+			res.Issues = append(res.Issues, p.Number)
+		}
+	}
 	if err == nil {
 		return
 	}

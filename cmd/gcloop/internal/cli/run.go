@@ -83,7 +83,18 @@ func runAction(env *Env, args []string) error {
 		if c.OutputPath != "" {
 			a.AddMask(opts.Token)
 		}
-		gh, err := ghclient.New(ghclient.Options{Token: opts.Token, BaseURL: c.APIURL, UserAgent: "gcloop/" + Version()})
+		// GCLOOP_MUTATION_PAUSE overrides the pause between mutating
+		// requests (default 1 s, GitHub's guidance); "0" turns it off.
+		var pause time.Duration
+		if s := env.Getenv("GCLOOP_MUTATION_PAUSE"); s != "" {
+			if pause, err = time.ParseDuration(s); err != nil || pause < 0 {
+				return usagef("run: GCLOOP_MUTATION_PAUSE %q: want a duration such as 1s", s)
+			}
+			if pause == 0 {
+				pause = -1 // none
+			}
+		}
+		gh, err := ghclient.New(ghclient.Options{Token: opts.Token, BaseURL: c.APIURL, UserAgent: "gcloop/" + Version(), MutationPause: pause})
 		if err != nil {
 			return err
 		}
@@ -104,6 +115,12 @@ func runAction(env *Env, args []string) error {
 	}
 	if res.Decision == nil { // a comment event: a /gc command or nothing
 		return nil
+	}
+	if res.APIError != nil {
+		fmt.Fprintln(env.Stderr, "gcloop: GitHub API:", oneLine(res.APIError.Error()))
+		if c.OutputPath != "" {
+			a.Errorf("gcloop: GitHub API unavailable, decision partial: %s", oneLine(res.APIError.Error()))
+		}
 	}
 	files, err := action.WriteFiles(c.Workspace, res)
 	if err != nil {

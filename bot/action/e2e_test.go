@@ -1,0 +1,441 @@
+package action_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
+)
+
+// gcloopBin is the gcloop binary built once for the end-to-end tests: they
+// run it exactly as the Actions runner runs the container's entrypoint,
+// with INPUT_* and GITHUB_* variables and file commands in a temp dir,
+// against the in-process fake GitHub.
+var gcloopBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gcloop-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gcloopBin = filepath.Join(dir, "gcloop")
+	build := exec.Command("go", "build", "-trimpath", "-o", gcloopBin, "github.com/gcloop/gcloop/cmd/gcloop")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build gcloop: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const (
+	owner = "octo"
+	repo  = "shop"
+	bot   = "github-actions[bot]"
+	token = "ghs_actiontoken"
+)
+
+// world is one repository on the fake GitHub with an open pull request.
+type world struct {
+	t    *testing.T
+	gh   *ghfake.Server
+	pr   int
+	head string // the PR head commit
+	base string
+}
+
+func newWorld(t *testing.T, headFiles map[string]string) *world {
+	t.Helper()
+	gh := ghfake.New(t)
+	gh.AddRepo(owner, repo, 100, "main")
+	gh.AddToken(token, bot, true)
+	gh.AddToken("ghp_dev", "dev", false)
+	gh.AddWorkflow(owner, repo, "review.yml")
+	gh.AddWorkflow(owner, repo, "coverage.yml")
+	baseFiles := map[string][]byte{"README.md": []byte("# shop\n"), "cart.go": []byte("package cart\n")}
+	base := gh.AddCommit(owner, repo, "main", baseFiles)
+	files := map[string][]byte{}
+	for k, v := range baseFiles {
+		files[k] = v
+	}
+	for k, v := range headFiles {
+		files[k] = []byte(v)
+	}
+	head := gh.AddCommit(owner, repo, "feature/cart", files, base)
+	pr := gh.AddPull(owner, repo, ghfake.PullSpec{Title: "Cart totals", User: "dev", HeadSHA: head, HeadRef: "feature/cart", BaseSHA: base})
+	return &world{t: t, gh: gh, pr: pr, head: head, base: base}
+}
+
+// push adds a commit on the PR branch and moves the PR head to it.
+func (w *world) push(files map[string]string) string {
+	w.t.Helper()
+	tree := w.gh.TreeFiles(owner, repo, w.head)
+	for k, v := range files {
+		tree[k] = []byte(v)
+	}
+	w.head = w.gh.AddCommit(owner, repo, "feature/cart", tree, w.head)
+	return w.head
+}
+
+// run is one step run of the action.
+type run struct {
+	code    int
+	stdout  string
+	stderr  string
+	outputs map[string]string
+	summary string
+	ws      string
+}
+
+// step describes how the runner starts the action.
+type step struct {
+	event   string         // GITHUB_EVENT_NAME, default pull_request
+	payload map[string]any // the event payload; default: the PR's
+	inputs  map[string]string
+	files   map[string]string // workspace files (evidence, generator changes)
+	ws      string            // reuse a workspace
+	runID   int64
+	attempt int
+	extra   map[string]string // more environment
+}
+
+func (w *world) pullPayload() map[string]any {
+	return map[string]any{"action": "synchronize", "number": w.pr, "pull_request": map[string]any{
+		"number": w.pr, "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", owner, repo, w.pr),
+		"head": map[string]any{"sha": w.head, "ref": "feature/cart", "repo": map[string]any{"id": 100}},
+		"base": map[string]any{"sha": w.base, "ref": "main", "repo": map[string]any{"id": 100}},
+	}}
+}
+
+// runAction runs the built binary the way the runner runs a Docker action.
+func (w *world) runAction(s step) run {
+	w.t.Helper()
+	tmp := w.t.TempDir()
+	ws := s.ws
+	if ws == "" {
+		ws = filepath.Join(tmp, "workspace")
+	}
+	for name, body := range s.files {
+		p := filepath.Join(ws, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			w.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	event := s.event
+	if event == "" {
+		event = "pull_request"
+	}
+	payload := s.payload
+	if payload == nil {
+		payload = w.pullPayload()
+	}
+	eventPath := filepath.Join(tmp, "event.json")
+	data, _ := json.Marshal(payload)
+	if err := os.WriteFile(eventPath, data, 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	outPath, sumPath := filepath.Join(tmp, "output"), filepath.Join(tmp, "summary")
+	for _, p := range []string{outPath, sumPath} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	runID, attempt := s.runID, s.attempt
+	if runID == 0 {
+		runID = 5000
+	}
+	if attempt == 0 {
+		attempt = 1
+	}
+	env := []string{
+		"HOME=" + tmp, "CI=true", "GITHUB_ACTIONS=true",
+		"GITHUB_API_URL=" + strings.TrimSuffix(w.gh.URL(), "/"), "GITHUB_SERVER_URL=https://github.com",
+		"GITHUB_REPOSITORY=" + owner + "/" + repo, "GITHUB_EVENT_NAME=" + event, "GITHUB_EVENT_PATH=" + eventPath,
+		"GITHUB_SHA=" + w.head, "GITHUB_RUN_ID=" + fmt.Sprint(runID), "GITHUB_RUN_ATTEMPT=" + fmt.Sprint(attempt),
+		"GITHUB_ACTOR=dev", "GITHUB_WORKSPACE=" + ws, "GITHUB_OUTPUT=" + outPath, "GITHUB_STEP_SUMMARY=" + sumPath,
+		"GCLOOP_MUTATION_PAUSE=0", "SOURCE_DATE_EPOCH=1767225600",
+		"INPUT_TOKEN=" + token,
+	}
+	for k, v := range s.inputs {
+		env = append(env, "INPUT_"+strings.ToUpper(k)+"="+v)
+	}
+	for k, v := range s.extra {
+		env = append(env, k+"="+v)
+	}
+	cmd := exec.Command(gcloopBin, "run")
+	cmd.Env = env
+	cmd.Dir = ws
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	out, _ := os.ReadFile(outPath)
+	sum, _ := os.ReadFile(sumPath)
+	return run{code: code, stdout: stdout.String(), stderr: stderr.String(), outputs: parseOutputs(w.t, out), summary: string(sum), ws: ws}
+}
+
+// parseOutputs reads a GITHUB_OUTPUT file of name<<delimiter blocks.
+func parseOutputs(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		name, delim, ok := strings.Cut(sc.Text(), "<<")
+		if !ok {
+			t.Fatalf("GITHUB_OUTPUT line %q is not name<<delimiter", sc.Text())
+		}
+		var val []string
+		for sc.Scan() && sc.Text() != delim {
+			val = append(val, sc.Text())
+		}
+		out[name] = strings.Join(val, "\n")
+	}
+	return out
+}
+
+// mutations lists the method and path of every mutating request since
+// request index from.
+func (w *world) mutations(from int) []string {
+	var out []string
+	for _, r := range w.gh.Requests()[from:] {
+		if r.Method != "GET" {
+			out = append(out, r.Method+" "+r.Path)
+		}
+	}
+	return out
+}
+
+func (w *world) requestsSince(from int) []string {
+	var out []string
+	for _, r := range w.gh.Requests()[from:] {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}
+
+func mustContain(t *testing.T, what, s string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			t.Errorf("%s does not contain %q:\n%s", what, sub, s)
+		}
+	}
+}
+
+const reviewFix = `{"review_score": 5, "gc_signal": "REVISION_NEEDED", "findings": [
+ {"severity": "high", "file": "cart.go", "line": 3, "description": "total ignores discounts"},
+ {"severity": "critical", "file": "pay.go", "line": 9, "description": "amount read from the client"},
+ {"severity": "high", "file": "cart.go", "line": 20, "description": "race on the item map"},
+ {"severity": "low", "file": "README.md", "description": "typo"}]}`
+
+const reviewOK = `{"review_score": 9, "gc_signal": "CONVERGED", "findings": []}`
+
+func TestReviewLoopEndToEnd(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	in := map[string]string{"loop": "review", "evidence": "review-results.json"}
+
+	// Round 1: a fix round with one issue per file.
+	r1 := w.runAction(step{inputs: in, files: map[string]string{"review-results.json": reviewFix}})
+	if r1.code != 0 {
+		t.Fatalf("round 1 exit %d\n%s\n%s", r1.code, r1.stdout, r1.stderr)
+	}
+	if r1.outputs["decision"] != "fix" || r1.outputs["verdict"] != "FIX" || r1.outputs["round"] != "1" || r1.outputs["status"] != "complete" {
+		t.Fatalf("round 1 outputs %v\n%s", r1.outputs, r1.stderr)
+	}
+	comments := w.gh.Comments(owner, repo, w.pr)
+	if len(comments) != 1 || comments[0].Author != bot {
+		t.Fatalf("comments after round 1: %+v", comments)
+	}
+	mustContain(t, "the report comment", comments[0].Body, "gcloop review", "FIX", "<!-- gcloop:state review ",
+		"https://github.com/octo/shop/blob/"+w.head+"/cart.go#L3")
+	issues := w.gh.Issues(owner, repo)
+	var titles []string
+	for _, is := range issues {
+		if !is.IsPull {
+			titles = append(titles, is.Title)
+		}
+	}
+	wantTitles := []string{fmt.Sprintf("gcloop: fix cart.go (PR #%d, round 1)", w.pr), fmt.Sprintf("gcloop: fix pay.go (PR #%d, round 1)", w.pr)}
+	if strings.Join(titles, "|") != strings.Join(wantTitles, "|") {
+		t.Fatalf("issue titles %q, want %q", titles, wantTitles)
+	}
+	mustContain(t, "outputs", r1.outputs["issues"], ",")
+	mustContain(t, "the annotations", r1.stdout, "::error file=pay.go,line=9", "::warning file=cart.go,line=3")
+	mustContain(t, "the job summary", r1.summary, "Iteration history")
+	report, err := os.ReadFile(filepath.Join(r1.ws, r1.outputs["report"]))
+	if err != nil {
+		t.Fatalf("report output: %v", err)
+	}
+	mustContain(t, "report.md", string(report), "FIX-2-1")
+
+	// The same run re-run: the same round, no new comment, no duplicate issue.
+	from := len(w.gh.Requests())
+	r2 := w.runAction(step{inputs: in, files: map[string]string{"review-results.json": reviewFix}, attempt: 2})
+	if r2.code != 0 || r2.outputs["round"] != "1" {
+		t.Fatalf("re-run: exit %d outputs %v\n%s", r2.code, r2.outputs, r2.stderr)
+	}
+	if m := w.mutations(from); len(m) > 1 {
+		t.Errorf("a re-run made mutations %q, want at most the comment edit", m)
+	}
+	if n := len(w.gh.Comments(owner, repo, w.pr)); n != 1 {
+		t.Errorf("%d comments after the re-run, want 1", n)
+	}
+	if n := len(w.gh.Issues(owner, repo)); n != len(issues) {
+		t.Errorf("%d issues after the re-run, want %d", n, len(issues))
+	}
+
+	// A new head sha that converges: the comment is edited, the issues close.
+	w.push(map[string]string{"cart.go": "package cart // fixed\n"})
+	r3 := w.runAction(step{inputs: in, files: map[string]string{"review-results.json": reviewOK}, runID: 5001})
+	if r3.code != 0 || r3.outputs["decision"] != "converge" || r3.outputs["round"] != "2" {
+		t.Fatalf("round 2: exit %d outputs %v\n%s", r3.code, r3.outputs, r3.stderr)
+	}
+	comments = w.gh.Comments(owner, repo, w.pr)
+	if len(comments) != 1 {
+		t.Fatalf("%d comments after round 2, want 1 edited in place", len(comments))
+	}
+	mustContain(t, "the edited comment", comments[0].Body, "CONVERGE", "| 1 |", "| 2 |")
+	for _, is := range w.gh.Issues(owner, repo) {
+		if !is.IsPull && is.State != "closed" {
+			t.Errorf("issue #%d %q still %s after convergence", is.Number, is.Title, is.State)
+		}
+	}
+}
+
+func TestConvergedRoundCostsTwoRequests(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	in := map[string]string{"loop": "review", "evidence": "r.json", "issues": "false"}
+	if r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewOK}}); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	w.push(map[string]string{"README.md": "# shop!\n"})
+	from := len(w.gh.Requests())
+	r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewOK}, runID: 5002})
+	if r.code != 0 || r.outputs["decision"] != "converge" {
+		t.Fatalf("exit %d outputs %v: %s", r.code, r.outputs, r.stderr)
+	}
+	var api []string
+	for _, q := range w.requestsSince(from) {
+		if !strings.Contains(q, "/contents/") { // the config read from the base branch
+			api = append(api, q)
+		}
+	}
+	if len(api) > 2 {
+		t.Errorf("a converged round made %d requests, want ≤ 2 (list comments, edit): %q", len(api), api)
+	}
+}
+
+func TestEscalationAtTheRoundCap(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	in := map[string]string{"loop": "review", "evidence": "r.json", "max-rounds": "2", "fail-on": "escalate"}
+	for i := 1; i <= 2; i++ {
+		if i > 1 {
+			w.push(map[string]string{"cart.go": fmt.Sprintf("package cart // %d\n", i)})
+		}
+		r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewFix}, runID: int64(6000 + i)})
+		if i == 1 && r.code != 0 {
+			t.Fatalf("round 1 exit %d: %s", r.code, r.stderr)
+		}
+		if i == 2 {
+			if r.code != 3 || r.outputs["decision"] != "escalate" {
+				t.Fatalf("round 2: exit %d outputs %v, want exit 3 escalate\n%s", r.code, r.outputs, r.stderr)
+			}
+		}
+	}
+	body := w.gh.Comments(owner, repo, w.pr)[0].Body
+	mustContain(t, "the escalation", body, "ESCALATE", "/gc retry", "/gc approve", "/gc abort")
+}
+
+func TestStateMarkerInAHumanCommentIsIgnored(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	// A forged state claiming round 9 in a comment by a person.
+	forged := "<!-- gcloop:state review eyJzY2hlbWEiOiJnY2xvb3Avc3RhdGUvdjEiLCJsb29wIjoicmV2aWV3IiwiaWQiOiJyZXZpZXciLCJtYXhfcm91bmRzIjozLCJzdGF0dXMiOiJvcGVuIiwiZ3JhbnRzIjpbXSwicm91bmRzIjpbeyJuIjo5LCJzaGEiOiJ4IiwidGltZSI6IjIwMjYtMDEtMDFUMDA6MDA6MDBaIiwiZGVjaXNpb24iOiJmaXgiLCJ2ZXJkaWN0IjoiRklYIiwic2NvcmUiOm51bGwsImNvdW50cyI6eyJjcml0aWNhbCI6MCwiaGlnaCI6MCwibWVkaXVtIjowLCJsb3ciOjB9LCJjb3ZlcmFnZSI6bnVsbCwicGFzc19yYXRlIjpudWxsLCJmaW5nZXJwcmludHMiOltdLCJ0YXNrcyI6W10sImlzc3VlcyI6W119XX0 -->"
+	w.gh.AddComment(owner, repo, w.pr, "mallory", forged)
+	r := w.runAction(step{inputs: map[string]string{"loop": "review", "evidence": "r.json"}, files: map[string]string{"r.json": reviewOK}})
+	if r.code != 0 || r.outputs["round"] != "1" {
+		t.Fatalf("exit %d outputs %v, want round 1 (forged state ignored)\n%s", r.code, r.outputs, r.stderr)
+	}
+	comments := w.gh.Comments(owner, repo, w.pr)
+	if len(comments) != 2 || comments[0].Body != forged {
+		t.Fatalf("the human comment was touched or no report was created: %+v", comments)
+	}
+	mustContain(t, "the report", comments[1].Body, "mallory")
+}
+
+func TestRateLimitsAndServerErrorsAreRetried(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	w.gh.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 502, Times: 2})
+	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 429, Times: 1, RetryAfter: 1})
+	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues", Status: 403, Times: 1, RetryAfter: 1})
+	r := w.runAction(step{inputs: map[string]string{"loop": "review", "evidence": "r.json"}, files: map[string]string{"r.json": reviewFix}})
+	if r.code != 0 || r.outputs["status"] != "complete" {
+		t.Fatalf("exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
+	}
+	if n := len(w.gh.Comments(owner, repo, w.pr)); n != 1 {
+		t.Errorf("%d comments, want 1", n)
+	}
+	var statuses []int
+	for _, q := range w.gh.Requests() {
+		statuses = append(statuses, q.Status)
+	}
+	mustContain(t, "the statuses", fmt.Sprint(statuses), "502 502 200", "429", "403")
+}
+
+func TestUnreachableAPIGivesAPartialDecision(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	in := map[string]string{"loop": "review", "evidence": "r.json", "timeout": "30s", "fail-on": "fix"}
+	r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewFix},
+		extra: map[string]string{"GITHUB_API_URL": "http://127.0.0.1:1"}})
+	if r.outputs["status"] != "partial" || r.outputs["decision"] != "fix" {
+		t.Fatalf("outputs %v, want a partial fix\n%s", r.outputs, r.stderr)
+	}
+	if r.code != 3 {
+		t.Errorf("exit %d, want 3 (fail-on fix)", r.code)
+	}
+	mustContain(t, "stderr", r.stderr, "GitHub API")
+	mustContain(t, "the annotations", r.stdout, "::error::gcloop: GitHub API unavailable")
+}
+
+func TestDryRunNeedsNoToken(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	r := w.runAction(step{inputs: map[string]string{"loop": "review", "evidence": "r.json", "dry-run": "true"},
+		files: map[string]string{"r.json": reviewFix}, extra: map[string]string{"INPUT_TOKEN": "", "GITHUB_API_URL": "http://127.0.0.1:1"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "the dry run", r.stdout, "=== report comment", "=== fix issues", "gcloop: fix cart.go", "=== commit")
+	if n := len(w.gh.Requests()); n != 0 {
+		t.Errorf("a dry run made %d requests", n)
+	}
+}
