@@ -150,7 +150,7 @@ func Decide(in Input) (*Decision, error) {
 	if d.Outcome == Fix {
 		d.Tasks = buildTasks(d, inOrder)
 	}
-	d.NextSteps = nextSteps(d)
+	d.NextSteps = NextSteps(d)
 	d.History = append(append([]RoundRecord{}, in.History...), d.Record())
 	return d, nil
 }

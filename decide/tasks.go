@@ -143,8 +143,10 @@ func uniq(ss []string) []string {
 	return out
 }
 
-// nextSteps are the ways on after a decision.
-func nextSteps(d *Decision) []string {
+// NextSteps are the ways on after a decision: the commands after an
+// escalation, the tasks after a fix round. A caller that changes a
+// decision's outcome sets them again from this.
+func NextSteps(d *Decision) []string {
 	switch {
 	case d.Outcome == Escalate && d.Loop == Audit:
 		return []string{

@@ -1,6 +1,7 @@
 package action_test
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -438,4 +439,197 @@ func TestDryRunNeedsNoToken(t *testing.T) {
 	if n := len(w.gh.Requests()); n != 0 {
 		t.Errorf("a dry run made %d requests", n)
 	}
+}
+
+const lcovLow = "TN:\nSF:cart.go\nDA:1,1\nDA:2,0\nDA:3,0\nDA:4,0\nend_of_record\n"
+const lcovHigh = "TN:\nSF:cart.go\nDA:1,1\nDA:2,1\nDA:3,1\nDA:4,1\nend_of_record\n"
+const junitPass = `<testsuites><testsuite name="cart" tests="2"><testcase classname="cart" name="TestTotal"/><testcase classname="cart" name="TestEmpty"/></testsuite></testsuites>`
+
+// coverageRound runs a coverage round whose generator wrote files into the
+// workspace (a checkout of the PR head) beside the coverage evidence.
+func (w *world) coverageRound(t *testing.T, changes map[string]string, extra map[string]string, payload map[string]any) run {
+	t.Helper()
+	files := map[string]string{}
+	for path, body := range w.gh.TreeFiles(owner, repo, w.head) {
+		files[path] = string(body)
+	}
+	for k, v := range changes {
+		files[k] = v
+	}
+	files["gcloop-evidence/lcov.info"] = lcovHigh
+	files["gcloop-evidence/junit.xml"] = junitPass
+	in := map[string]string{"loop": "coverage", "evidence": "gcloop-evidence/*", "dispatch": "coverage.yml", "layer": "L1"}
+	return w.runAction(step{inputs: in, files: files, extra: extra, payload: payload})
+}
+
+func TestCoverageRoundPushesTestOnlyChangesAndDispatches(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	headBefore := w.head
+	r := w.coverageRound(t, map[string]string{"cart_test.go": "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {}\n"}, nil, nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	sha := r.outputs["commit"]
+	if sha == "" || w.gh.Ref(owner, repo, "heads/feature/cart") != sha {
+		t.Fatalf("commit output %q, branch at %q\n%s", sha, w.gh.Ref(owner, repo, "heads/feature/cart"), r.stderr)
+	}
+	c := w.gh.Commit(owner, repo, sha)
+	if len(c.Parents) != 1 || c.Parents[0] != headBefore {
+		t.Errorf("commit parents %v, want [%s]", c.Parents, headBefore)
+	}
+	if !c.Verified {
+		t.Errorf("the commit is not verified: it must be made without author, committer or signature")
+	}
+	files := w.gh.TreeFiles(owner, repo, sha)
+	if _, ok := files["cart_test.go"]; !ok {
+		t.Errorf("cart_test.go not in the pushed tree: %v", keys(files))
+	}
+	for p := range files {
+		if strings.HasPrefix(p, "gcloop-evidence/") || strings.HasPrefix(p, ".gcloop/") {
+			t.Errorf("the round's own file %s was pushed", p)
+		}
+	}
+	d := w.gh.Dispatches(owner, repo)
+	if len(d) != 1 || d[0].Workflow != "coverage.yml" || d[0].Ref != "feature/cart" {
+		t.Errorf("dispatches %+v, want coverage.yml on feature/cart", d)
+	}
+}
+
+func TestCoverageRoundRefusesUnsafeChanges(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		changes map[string]string
+		reason  string
+	}{
+		{"a source change", map[string]string{"cart.go": "package cart // changed by the generator\n"}, `non\_test\_file`},
+		{"an added skip", map[string]string{"cart_test.go": "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) { t.Skip(\"later\") }\n"}, `forbidden\_marker`},
+		{"a workflow change", map[string]string{".github/workflows/ci.yml": "on: push\n"}, `workflow\_file`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, nil)
+			head := w.head
+			r := w.coverageRound(t, tt.changes, nil, nil)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			if r.outputs["commit"] != "" || w.gh.Ref(owner, repo, "heads/feature/cart") != head {
+				t.Fatalf("something was pushed: commit %q", r.outputs["commit"])
+			}
+			if len(w.gh.Dispatches(owner, repo)) != 0 {
+				t.Error("a refused round dispatched the next one")
+			}
+			body := w.gh.Comments(owner, repo, w.pr)[0].Body
+			mustContain(t, "the report", body, "reverted", tt.reason)
+			for _, q := range w.gh.Requests() {
+				if strings.Contains(q.Path, "/git/blobs") || strings.Contains(q.Path, "/git/commits") && q.Method == "POST" {
+					t.Errorf("refused changes reached the Git Data API: %s %s", q.Method, q.Path)
+				}
+			}
+		})
+	}
+}
+
+func TestCoverageRoundOnAForkEscalatesWithoutPushing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	payload := w.pullPayload()
+	payload["pull_request"].(map[string]any)["head"].(map[string]any)["repo"] = map[string]any{"id": 999}
+	r := w.coverageRound(t, map[string]string{"cart_test.go": "package cart\n"}, nil, payload)
+	if r.code != 0 || r.outputs["decision"] != "escalate" || r.outputs["commit"] != "" {
+		t.Fatalf("exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
+	}
+	for _, q := range w.gh.Requests() {
+		if strings.Contains(q.Path, "/git/") {
+			t.Errorf("a fork round touched the Git Data API: %s %s", q.Method, q.Path)
+		}
+	}
+	mustContain(t, "the report", w.gh.Comments(owner, repo, w.pr)[0].Body, "fork")
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// commentEvent is the payload of an issue_comment event on the PR.
+func (w *world) commentEvent(id int64, author, body string) map[string]any {
+	return map[string]any{"action": "created",
+		"issue":   map[string]any{"number": w.pr, "pull_request": map[string]any{"url": "x"}},
+		"comment": map[string]any{"id": id, "body": body, "user": map[string]any{"login": author, "type": "User"}}}
+}
+
+func TestRetryCommand(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	in := map[string]string{"loop": "review", "evidence": "r.json", "max-rounds": "1", "dispatch": "review.yml"}
+	if r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewFix}}); r.outputs["decision"] != "escalate" {
+		t.Fatalf("setup: outputs %v\n%s", r.outputs, r.stderr)
+	}
+	w.gh.SetPermission(owner, repo, "reader", "read")
+	w.gh.SetPermission(owner, repo, "writer", "write")
+	report := w.gh.Comments(owner, repo, w.pr)[0].Body
+
+	// A read-only user is refused and nothing changes.
+	id := w.gh.AddComment(owner, repo, w.pr, "reader", "/gc retry")
+	from := len(w.gh.Requests())
+	r := w.runAction(step{event: "issue_comment", payload: w.commentEvent(id, "reader", "/gc retry"), inputs: in})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := w.gh.Comments(owner, repo, w.pr)[0].Body; got != report {
+		t.Error("a refused command changed the report")
+	}
+	if len(w.gh.Dispatches(owner, repo)) != 0 {
+		t.Error("a refused command dispatched a round")
+	}
+	mustContain(t, "the reactions", fmt.Sprint(w.gh.Reactions(owner, repo, id)), "eyes", "confused")
+	mustContain(t, "the requests", strings.Join(w.requestsSince(from), "\n"), "/collaborators/reader/permission")
+	last := w.gh.Comments(owner, repo, w.pr)
+	mustContain(t, "the reply", last[len(last)-1].Body, "was not run", "write")
+
+	// A writer's retry grants a round and dispatches it.
+	id = w.gh.AddComment(owner, repo, w.pr, "writer", "please\n/gc retry review")
+	r = w.runAction(step{event: "issue_comment", payload: w.commentEvent(id, "writer", "please\n/gc retry review"), inputs: in})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	d := w.gh.Dispatches(owner, repo)
+	if len(d) != 1 || d[0].Workflow != "review.yml" || d[0].Ref != "feature/cart" {
+		t.Fatalf("dispatches %+v", d)
+	}
+	mustContain(t, "the reactions", fmt.Sprint(w.gh.Reactions(owner, repo, id)), "eyes", "rocket")
+	mustContain(t, "the report", w.gh.Comments(owner, repo, w.pr)[0].Body, "/gc retry", "writer")
+
+	// The dispatched round runs on the same sha: a new round, with the grant.
+	r = w.runAction(step{event: "workflow_dispatch", payload: map[string]any{"inputs": map[string]any{"pr": fmt.Sprint(w.pr)}},
+		inputs: in, files: map[string]string{"r.json": reviewOK}, runID: 7000})
+	if r.code != 0 || r.outputs["round"] != "2" || r.outputs["max-rounds"] != "2" || r.outputs["decision"] != "converge" {
+		t.Fatalf("the retried round: exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
+	}
+}
+
+func TestWorkflowRunReadsArtifacts(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	f, _ := zw.Create("review/review-results.json")
+	f.Write([]byte(reviewFix))
+	zw.Close()
+	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{ID: 8000, HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
+	w.gh.AddArtifact(owner, repo, runID, "review", zipped.Bytes())
+	payload := map[string]any{"action": "completed", "workflow_run": map[string]any{"id": runID, "head_sha": w.head,
+		"head_repository": map[string]any{"id": 100}, "pull_requests": []any{map[string]any{"number": w.pr, "head": map[string]any{"sha": w.head}}}}}
+	r := w.runAction(step{event: "workflow_run", payload: payload, inputs: map[string]string{"loop": "review", "artifacts": "review"}, runID: 8001})
+	if r.code != 0 || r.outputs["decision"] != "fix" {
+		t.Fatalf("exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
+	}
+	mustContain(t, "the report", w.gh.Comments(owner, repo, w.pr)[0].Body, "review/review-results.json")
 }

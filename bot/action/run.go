@@ -396,9 +396,14 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 	if len(plan.Accepted) == 0 {
 		res.Reverted = plan.Reverted
 		d.Reasons = append(d.Reasons, fmt.Sprintf("the round's changes were refused and not pushed (reverted): %s", violations(plan.Guard)))
-		if d.Outcome == decide.Converge && !d.Forced {
+		switch {
+		case d.Outcome != decide.Converge || d.Forced:
+		case d.Round < d.MaxRounds:
 			d.Outcome, d.Verdict, d.Advisory = decide.Fix, "FIX", false
 			d.Notes = append(d.Notes, "the coverage measured with the refused changes does not count: another round")
+			d.NextSteps = decide.NextSteps(d)
+		default:
+			escalate(d, "the last round's changes were refused: the coverage measured with them does not count")
 		}
 		return
 	}
@@ -434,7 +439,7 @@ func escalate(d *decide.Decision, why string) {
 	d.Forced, d.Advisory = false, false
 	d.Tasks = []decide.Task{}
 	d.Reasons = append(d.Reasons, why)
-	d.NextSteps = []string{"`/gc approve` — accept the round as it is", "push the fixes yourself, then `/gc retry`", "`/gc abort` — stop the loop"}
+	d.NextSteps = decide.NextSteps(d)
 }
 
 // syncIssues opens, updates and closes the fix issues (DESIGN §5.2).
