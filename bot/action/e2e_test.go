@@ -441,7 +441,6 @@ func TestDryRunNeedsNoToken(t *testing.T) {
 	}
 }
 
-const lcovLow = "TN:\nSF:cart.go\nDA:1,1\nDA:2,0\nDA:3,0\nDA:4,0\nend_of_record\n"
 const lcovHigh = "TN:\nSF:cart.go\nDA:1,1\nDA:2,1\nDA:3,1\nDA:4,1\nend_of_record\n"
 const junitPass = `<testsuites><testsuite name="cart" tests="2"><testcase classname="cart" name="TestTotal"/><testcase classname="cart" name="TestEmpty"/></testsuite></testsuites>`
 

@@ -99,7 +99,17 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	file, err := r.loadConfig(ctx, pull)
+	var pe *decide.ParseError
+	if err != nil && (errors.As(err, &pe) || r.GH == nil) {
+		return nil, err
+	} else if err != nil {
+		res.apiDown(err)
+	}
 	loop := r.Opts.Loop
+	if sec := file.Section(r.Opts.ID); loop == "" && r.Opts.ID != "" && sec != nil {
+		loop = sec.Loop // the configuration names the kind of the loop id
+	}
 	if loop == "" {
 		if loop, err = sniff(ev); err != nil {
 			return nil, err
@@ -108,13 +118,6 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	id := r.Opts.ID
 	if id == "" {
 		id = string(loop)
-	}
-	file, err := r.loadConfig(ctx, pull)
-	var pe *decide.ParseError
-	if err != nil && (errors.As(err, &pe) || r.GH == nil) {
-		return nil, err
-	} else if err != nil {
-		res.apiDown(err)
 	}
 	set, err := config.Resolve(loop, id, file, r.Opts.Overrides)
 	if err != nil {
