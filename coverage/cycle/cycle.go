@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gcloop/gcloop/coverage/guard"
@@ -149,7 +150,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 
 	// 2. Snapshot, fix, snapshot.
-	tmp, err := os.MkdirTemp("", "gcloop-cycle-")
+	// The temporary indexes live in the git directory: a TMPDIR inside
+	// the work tree would put them into the very snapshot they record.
+	gitDir, err := guard.Git(ctx, top, nil, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return res, fmt.Errorf("cycle: %w", err)
+	}
+	tmp, err := os.MkdirTemp(strings.TrimSpace(string(gitDir)), "gcloop-cycle-")
 	if err != nil {
 		return res, fmt.Errorf("cycle: %w", err)
 	}
