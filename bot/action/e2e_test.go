@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/ghfake"
 )
@@ -631,4 +632,22 @@ func TestWorkflowRunReadsArtifacts(t *testing.T) {
 		t.Fatalf("exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
 	}
 	mustContain(t, "the report", w.gh.Comments(owner, repo, w.pr)[0].Body, "review/review-results.json")
+}
+
+func TestTimeoutWritesAPartialDecision(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	w.gh.Delay("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", 20*time.Second)
+	start := time.Now()
+	r := w.runAction(step{inputs: map[string]string{"loop": "review", "evidence": "r.json", "timeout": "4s"},
+		files: map[string]string{"r.json": reviewFix}})
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("the run took %s with a 4s timeout", took)
+	}
+	if r.code != 0 || r.outputs["status"] != "partial" || r.outputs["decision"] != "fix" {
+		t.Fatalf("exit %d outputs %v, want a partial fix and exit 0\n%s", r.code, r.outputs, r.stderr)
+	}
+	if n := len(w.gh.Comments(owner, repo, w.pr)); n != 0 {
+		t.Errorf("%d comments written after the timeout", n)
+	}
 }
