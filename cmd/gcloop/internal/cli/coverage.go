@@ -31,7 +31,7 @@ func runCoverage(env *Env, args []string) error {
 // runCoverageReport prints the coverage and test totals of report files.
 func runCoverageReport(env *Env, args []string) error {
 	fs := newFlagSet("coverage report", env)
-	format := fs.String("format", "markdown", "output format: json or markdown")
+	format := fs.String("format", "json", "output format: json or markdown")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage report [--format json|markdown] FILE...")
 		fs.PrintDefaults()
