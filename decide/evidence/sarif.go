@@ -171,6 +171,42 @@ func (s *sarifScanner) peek() (byte, error) {
 	}
 }
 
+// beginDoc starts a document that must be one JSON object: it skips white
+// space and a UTF-8 byte order mark and checks that '{' comes next, without
+// consuming it. noun names the document in errors ("SARIF log").
+func (s *sarifScanner) beginDoc(noun string) error {
+	c, err := s.peek()
+	if errors.Is(err, io.EOF) {
+		return s.errorf(0, "empty file, expected a %s (a JSON object)", noun)
+	} else if err != nil {
+		return err
+	}
+	if c == 0xEF { // a UTF-8 byte order mark
+		if s.ensure(3) == nil && string(s.buf[s.pos:s.pos+3]) == "\uFEFF" {
+			s.pos += 3
+		}
+		if c, err = s.next(); err != nil {
+			return err
+		}
+	}
+	if c != '{' {
+		return s.errorf(s.off(), "expected a %s (a JSON object), found %s", noun, sarifKind(c))
+	}
+	return nil
+}
+
+// endDoc checks that nothing but white space follows the document begun
+// with beginDoc.
+func (s *sarifScanner) endDoc(noun string) error {
+	if _, err := s.peek(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return err
+		}
+		return s.errorf(s.off(), "unexpected data after the %s", noun)
+	}
+	return nil
+}
+
 // next is peek for a place where a value or delimiter must follow.
 func (s *sarifScanner) next() (byte, error) {
 	c, err := s.peek()
@@ -607,22 +643,8 @@ type sarifReader struct {
 // readLog reads the top-level object.
 func (sr *sarifReader) readLog() error {
 	s := &sr.sc
-	c, err := s.peek()
-	if errors.Is(err, io.EOF) {
-		return s.errorf(0, "empty file, expected a SARIF log (a JSON object)")
-	} else if err != nil {
+	if err := s.beginDoc("SARIF log"); err != nil {
 		return err
-	}
-	if c == 0xEF { // a UTF-8 byte order mark
-		if s.ensure(3) == nil && string(s.buf[s.pos:s.pos+3]) == "\uFEFF" {
-			s.pos += 3
-		}
-		if c, err = s.next(); err != nil {
-			return err
-		}
-	}
-	if c != '{' {
-		return s.errorf(s.off(), "expected a SARIF log (a JSON object), found %s", sarifKind(c))
 	}
 	s.pos++
 	for first := true; ; {
@@ -684,13 +706,7 @@ func (sr *sarifReader) readLog() error {
 	if !sr.sawRuns {
 		return s.errorf(s.off(), "not a SARIF log: the object has no \"runs\" array")
 	}
-	if _, err := s.peek(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return err
-		}
-		return s.errorf(s.off(), "unexpected data after the SARIF log")
-	}
-	return nil
+	return s.endDoc("SARIF log")
 }
 
 func (sr *sarifReader) readRun() error {
@@ -1773,8 +1789,8 @@ func sarifCap(s string, max int) string {
 // isSARIF reports whether the head of a file is a SARIF log: a JSON object
 // whose "$schema" mentions sarif, or with "version": "2.1.0" and "runs".
 func isSARIF(head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("\uFEFF")), " \t\r\n")
-	if len(h) == 0 || h[0] != '{' {
+	h, ok := jsonObjectHead(head)
+	if !ok {
 		return false
 	}
 	if v, ok := sarifKeyString(h, "$schema"); ok && strings.Contains(strings.ToLower(v), "sarif") {
@@ -1782,6 +1798,13 @@ func isSARIF(head []byte) bool {
 	}
 	v, ok := sarifKeyString(h, "version")
 	return ok && v == "2.1.0" && valHasKey(h, "runs")
+}
+
+// jsonObjectHead trims white space and a UTF-8 byte order mark from the
+// front of a file's head; ok reports whether a JSON object starts there.
+func jsonObjectHead(head []byte) (h []byte, ok bool) {
+	h = bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("\uFEFF")), " \t\r\n")
+	return h, len(h) > 0 && h[0] == '{'
 }
 
 // sarifKeyString finds "key": "value" in h and returns the value (without

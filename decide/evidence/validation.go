@@ -99,31 +99,14 @@ func (vr *valReader) notef(format string, args ...any) {
 
 func (vr *valReader) read() error {
 	s := &vr.sc
-	c, err := s.peek()
-	if errors.Is(err, io.EOF) {
-		return s.errorf(0, "empty file, expected a validation report (a JSON object)")
-	} else if err != nil {
+	if err := s.beginDoc("validation report"); err != nil {
 		return err
-	}
-	if c == 0xEF { // a UTF-8 byte order mark
-		if s.ensure(3) == nil && string(s.buf[s.pos:s.pos+3]) == "\uFEFF" {
-			s.pos += 3
-		}
-		if c, err = s.next(); err != nil {
-			return err
-		}
-	}
-	if c != '{' {
-		return s.errorf(s.off(), "expected a validation report (a JSON object), found %s", sarifKind(c))
 	}
 	if err := vr.readTop(0); err != nil {
 		return err
 	}
-	if _, err := s.peek(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return err
-		}
-		return s.errorf(s.off(), "unexpected data after the validation report")
+	if err := s.endDoc("validation report"); err != nil {
+		return err
 	}
 	if !vr.found {
 		return s.errorf(0, "no total_regressions, regressions, passed, checks or debt score found: not a validation report")
@@ -674,8 +657,8 @@ func (vr *valReader) boolean(k string) (b, ok bool, err error) {
 // improvement percentage, the type_check and lint_check checks, or
 // regressions beside checks or passed.
 func isValidationReport(head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("\uFEFF")), " \t\r\n")
-	if len(h) == 0 || h[0] != '{' {
+	h, ok := jsonObjectHead(head)
+	if !ok {
 		return false
 	}
 	has := func(k string) bool { return valHasKey(h, k) }
