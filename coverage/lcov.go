@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"math/bits"
 	"slices"
@@ -84,29 +85,62 @@ func ReadLCOV(name string, r io.Reader) (*decide.CoverageFacts, error) {
 }
 
 // lcovFastDA consumes the run of plain "DA:line,count\n" lines (and of
-// records it skips) at the front of the scanner's window, parsing them in place: no line splitting,
-// no calls per byte. It stops, without consuming, at the first line that is
-// anything else, incomplete or unusual (a checksum, "\r", a long number),
-// leaving it to the careful path.
+// records it skips) at the front of the scanner's window, parsing them in
+// place: no line splitting, no calls per byte. It stops, without consuming,
+// at the first line that is anything else, incomplete or unusual (a
+// checksum, "\r", a long number), leaving it to the careful path.
+//
+// Most DA lines have numbers of at most seven digits; those are read eight
+// bytes at a time (see swarDigits) without a branch per byte. Any other
+// line takes the byte loop below, which accepts a superset with the same
+// results.
 func lcovFastDA(s *lineScanner, t *lineTally) {
 	buf := s.window()
+	cur, unsorted := t.cur, t.unsorted
+	var last uint32
+	if n := len(cur); n > 0 {
+		last = cur[n-1].line
+	}
+	used, lines := 0, 0
 	for len(buf) > 6 {
 		if buf[0] != 'D' || buf[1] != 'A' || buf[2] != ':' {
 			// Skip the other records of the open file (FN, FNDA, BRDA,
 			// LF, LH, ...); SF and end_of_record take the careful path.
-			if buf[0] < 'A' || buf[0] > 'Z' || buf[0] == 'S' || !lcovKey(buf[:min(len(buf), 16)]) {
-				return
+			if buf[0] == 'S' || !lcovFastKey(buf) {
+				break
 			}
-			nl := bytes.IndexByte(buf, '\n')
+			nl := indexNL(buf)
 			if nl < 0 {
-				return
+				break
 			}
-			s.advance(nl + 1)
+			used += nl + 1
+			lines++
 			buf = buf[nl+1:]
 			continue
 		}
-		i := 3
 		var ln uint32
+		var hit bool
+		var i int
+		if len(buf) >= 3+8+1+8 {
+			// "DA:" up to 7 digits "," up to 7 digits "\n".
+			x := binary.LittleEndian.Uint64(buf[3:])
+			n := swarDigits(x)
+			if n == 0 || n == 8 || byte(x>>(8*n)) != ',' {
+				goto slow
+			}
+			y := binary.LittleEndian.Uint64(buf[4+n:])
+			k := swarDigits(y)
+			if k == 0 || k == 8 || byte(y>>(8*k)) != '\n' {
+				goto slow
+			}
+			ln = swarParse(x, n)
+			hit = (y^0x3030303030303030)&(1<<(8*k)-1) != 0
+			i = 4 + n + k
+			goto add
+		}
+	slow:
+		i = 3
+		ln = 0
 		for n := 0; i < len(buf) && n < 9; i, n = i+1, n+1 {
 			c := buf[i] - '0'
 			if c > 9 {
@@ -115,26 +149,94 @@ func lcovFastDA(s *lineScanner, t *lineTally) {
 			ln = ln*10 + uint32(c)
 		}
 		if i == 3 || i >= len(buf) || buf[i] != ',' {
-			return
+			break
 		}
 		i++
-		j := i
-		hit := false
-		for i < len(buf) && i-j < 20 {
-			c := buf[i]
-			if c < '0' || c > '9' {
+		{
+			j := i
+			hit = false
+			for i < len(buf) && i-j < 20 {
+				c := buf[i]
+				if c < '0' || c > '9' {
+					break
+				}
+				hit = hit || c != '0'
+				i++
+			}
+			if i == j || i >= len(buf) || buf[i] != '\n' {
 				break
 			}
-			hit = hit || c != '0'
-			i++
 		}
-		if i == j || i >= len(buf) || buf[i] != '\n' {
-			return
+	add:
+		if len(cur) > 0 && ln <= last {
+			unsorted = true
 		}
-		t.add(ln, hit)
-		s.advance(i + 1)
+		last = ln
+		cur = append(cur, lineHit{ln, hit})
+		used += i + 1
+		lines++
 		buf = buf[i+1:]
 	}
+	t.cur, t.unsorted = cur, unsorted
+	s.pos += used
+	s.line += lines
+}
+
+// lcovFastKey is lcovKey(b[:min(len(b), 16)]), reading the first eight
+// bytes at once.
+func lcovFastKey(b []byte) bool {
+	if len(b) < 8 {
+		return lcovKey(b)
+	}
+	x := binary.LittleEndian.Uint64(b)
+	// As in swarDigits, for the range 'A'..'Z'.
+	m := ((x - 0x4141414141414141) | (x + 0x2525252525252525)) & 0x8080808080808080
+	k := bits.TrailingZeros64(m) >> 3
+	if k == 8 {
+		return lcovKey(b[:min(len(b), 16)])
+	}
+	return k > 0 && byte(x>>(8*k)) == ':'
+}
+
+// swarDigits returns how many of the eight bytes of x (little-endian: the
+// first byte is the lowest) are ASCII digits before the first other byte;
+// 8 when all are. The bytes after the first non-digit do not matter.
+func swarDigits(x uint64) int {
+	// A byte has its high bit set in x-0x30.. when it is below '0' (or
+	// 0x80 and up), in x+0x46.. when it is above '9'. Borrows and carries
+	// only come out of non-digit bytes, so they cannot flag a byte below
+	// the first non-digit one.
+	m := ((x - 0x3030303030303030) | (x + 0x4646464646464646)) & 0x8080808080808080
+	return bits.TrailingZeros64(m) >> 3
+}
+
+// swarParse returns the value of the n (1..7) decimal digits at the start
+// of x.
+func swarParse(x uint64, n int) uint32 {
+	// Keep the n digits as values 0..9 in the top n bytes, with zero
+	// bytes (leading zeros) below, then combine pairs, quads and halves.
+	x = (x - 0x3030303030303030) << (8 * (8 - n))
+	x = x*10 + x>>8
+	x = ((x&0x000000FF000000FF)*(100+1000000<<32) + (x>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return uint32(x)
+}
+
+// indexNL is bytes.IndexByte(b, '\n') tuned for short lines: it looks at
+// the first 32 bytes eight at a time before calling it.
+func indexNL(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b) && i < 32; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:]) ^ 0x0a0a0a0a0a0a0a0a
+		// The lowest byte flagged is the first zero byte of x, i.e. the
+		// first '\n'; flags above it may be spurious.
+		if z := (x - 0x0101010101010101) &^ x & 0x8080808080808080; z != 0 {
+			return i + bits.TrailingZeros64(z)>>3
+		}
+	}
+	if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return -1
 }
 
 // lcovKey reports whether line starts with an upper-case key and a colon.
@@ -312,13 +414,15 @@ func (s *lineSummary) encode(hs []lineHit) (covered int64) {
 		words := (span + 63) / 64
 		s.inst = make([]uint64, words)
 		s.hits = make([]uint64, words)
+		// Branch-free: a third of the lines of a typical file were never
+		// run, in no predictable order.
 		for _, h := range hs {
 			i := h.line - lo
-			s.inst[i/64] |= 1 << (i % 64)
-			if h.hit {
-				s.hits[i/64] |= 1 << (i % 64)
-				covered++
-			}
+			w, b := i/64, i%64
+			hit := b2u(h.hit)
+			s.inst[w] |= 1 << b
+			s.hits[w] |= hit << b
+			covered += int64(hit)
 		}
 		return covered
 	}
@@ -326,12 +430,20 @@ func (s *lineSummary) encode(hs []lineHit) (covered int64) {
 	s.hits = make([]uint64, (len(hs)+63)/64)
 	for i, h := range hs {
 		s.lines[i] = h.line
-		if h.hit {
-			s.hits[i/64] |= 1 << (i % 64)
-			covered++
-		}
+		hit := b2u(h.hit)
+		s.hits[i/64] |= hit << (i % 64)
+		covered += int64(hit)
 	}
 	return covered
+}
+
+// b2u is 1 for true, 0 for false, without a branch.
+func b2u(b bool) uint64 {
+	var u uint64
+	if b {
+		u = 1
+	}
+	return u
 }
 
 // decode appends the stored lines to dst, sorted.
