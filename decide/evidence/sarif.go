@@ -311,6 +311,52 @@ func (s *sarifScanner) elem(first *bool) (ok bool, err error) {
 	return true, nil
 }
 
+// object consumes an object, calling fn for each member with its key (valid
+// only during the call); fn must consume the member's value. what and field
+// name the value in the error when something other than an object comes.
+func (s *sarifScanner) object(what, field string, fn func(key []byte) error) error {
+	if err := s.open(what, field, '{'); err != nil {
+		return err
+	}
+	for first := true; ; {
+		key, ok, err := s.member(&first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+}
+
+// array consumes an array, calling fn for each element with its index; fn
+// must consume the element. what and field name the value in the error
+// when something other than an array comes.
+func (s *sarifScanner) array(what, field string, fn func(i int) error) error {
+	if err := s.open(what, field, '['); err != nil {
+		return err
+	}
+	for i, first := 0, true; ; i++ {
+		ok, err := s.elem(&first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(i); err != nil {
+			return err
+		}
+	}
+}
+
+// null consumes a null if one comes next and reports whether it did.
+func (s *sarifScanner) null() (bool, error) {
+	c, err := s.next()
+	if err != nil || c != 'n' {
+		return false, err
+	}
+	_, err = s.literal()
+	return true, err
+}
+
 // sarifPlain marks the bytes a string can hold without escape handling.
 var sarifPlain = func() (t [256]bool) {
 	for i := 0x20; i < 256; i++ {
@@ -646,15 +692,7 @@ func (sr *sarifReader) readLog() error {
 	if err := s.beginDoc("SARIF log"); err != nil {
 		return err
 	}
-	s.pos++
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := s.object("", "", func(key []byte) error {
 		switch string(key) {
 		case "version":
 			c, err := s.next()
@@ -673,6 +711,7 @@ func (sr *sarifReader) readLog() error {
 				return s.errorf(at, "SARIF version %q is not supported, expected 2.1.0", v)
 			}
 			sr.sawVersion = true
+			return nil
 		case "runs":
 			c, err := s.next()
 			if err != nil {
@@ -681,27 +720,13 @@ func (sr *sarifReader) readLog() error {
 			if c == 'n' {
 				return s.errorf(s.off(), "runs is null: the tool did not produce any run")
 			}
-			if err := s.open("", "runs", '['); err != nil {
-				return err
-			}
 			sr.sawRuns = true
-			for first := true; ; {
-				ok, err := s.elem(&first)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					break
-				}
-				if err := sr.readRun(); err != nil {
-					return err
-				}
-			}
-		default:
-			if err := s.skip(1); err != nil {
-				return err
-			}
+			return s.array("", "runs", func(int) error { return sr.readRun() })
 		}
+		return s.skip(1)
+	})
+	if err != nil {
+		return err
 	}
 	if !sr.sawRuns {
 		return s.errorf(s.off(), "not a SARIF log: the object has no \"runs\" array")
@@ -714,35 +739,19 @@ func (sr *sarifReader) readRun() error {
 	what := fmt.Sprintf("runs[%d]", sr.runs)
 	run := &sarifRun{idx: sr.runs, comps: map[int][]sarifRule{}, byID: map[string]*sarifRule{}}
 	sr.runs++
-	if err := s.open(what, "", '{'); err != nil {
-		return err
-	}
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := s.object(what, "", func(key []byte) error {
 		switch string(key) {
 		case "tool":
-			if err := sr.readTool(run, what+".tool"); err != nil {
-				return err
-			}
+			return sr.readTool(run, what+".tool")
 		case "results":
-			if err := sr.readResults(run, what+".results"); err != nil {
-				return err
-			}
+			return sr.readResults(run, what+".results")
 		case "originalUriBaseIds":
-			if err := sr.readBases(run, what+".originalUriBaseIds"); err != nil {
-				return err
-			}
-		default:
-			if err := s.skip(2); err != nil {
-				return err
-			}
+			return sr.readBases(run, what+".originalUriBaseIds")
 		}
+		return s.skip(2)
+	})
+	if err != nil {
+		return err
 	}
 	sr.finishRun(run)
 	return nil
@@ -752,50 +761,26 @@ func (sr *sarifReader) readRun() error {
 // given as absolute file: URIs are kept, to make absolute paths relative.
 func (sr *sarifReader) readBases(run *sarifRun, what string) error {
 	s := &sr.sc
-	if c, err := s.next(); err != nil || c == 'n' {
-		if err != nil {
-			return err
-		}
-		return s.skip(2)
-	}
-	if err := s.open(what, "", '{'); err != nil {
+	if null, err := s.null(); null || err != nil {
 		return err
 	}
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
+	return s.object(what, "", func(key []byte) error {
 		name := string(key)
 		var uri, parent string
-		if err := s.open(what+".", name, '{'); err != nil {
-			return err
-		}
-		for first := true; ; {
-			k, ok, err := s.member(&first)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
+		err := s.object(what+".", name, func(k []byte) error {
+			var err error
 			switch string(k) {
 			case "uri":
-				if uri, err = s.stringVal(what, ".uri", sarifMaxField); err != nil {
-					return err
-				}
+				uri, err = s.stringVal(what, ".uri", sarifMaxField)
 			case "uriBaseId":
-				if parent, err = s.stringVal(what, ".uriBaseId", sarifMaxField); err != nil {
-					return err
-				}
+				parent, err = s.stringVal(what, ".uriBaseId", sarifMaxField)
 			default:
-				if err := s.skip(4); err != nil {
-					return err
-				}
+				err = s.skip(4)
 			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
 		if p, ok := sarifFileURIPath(uri); ok && parent == "" && len(run.bases) < 64 {
 			if !strings.HasSuffix(p, "/") {
@@ -806,49 +791,26 @@ func (sr *sarifReader) readBases(run *sarifRun, what string) error {
 			}
 			run.bases[name] = p
 		}
-	}
+		return nil
+	})
 }
 
 // readTool reads tool.driver and tool.extensions with their rules.
 func (sr *sarifReader) readTool(run *sarifRun, what string) error {
 	s := &sr.sc
-	if err := s.open(what, "", '{'); err != nil {
-		return err
-	}
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := s.object(what, "", func(key []byte) error {
 		switch string(key) {
 		case "driver":
-			if err := sr.readComponent(run, -1, what+".driver"); err != nil {
-				return err
-			}
+			return sr.readComponent(run, -1, what+".driver")
 		case "extensions":
-			if err := s.open(what, ".extensions", '['); err != nil {
-				return err
-			}
-			for i, first := 0, true; ; i++ {
-				ok, err := s.elem(&first)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					break
-				}
-				if err := sr.readComponent(run, i, fmt.Sprintf("%s.extensions[%d]", what, i)); err != nil {
-					return err
-				}
-			}
-		default:
-			if err := s.skip(3); err != nil {
-				return err
-			}
+			return s.array(what, ".extensions", func(i int) error {
+				return sr.readComponent(run, i, fmt.Sprintf("%s.extensions[%d]", what, i))
+			})
 		}
+		return s.skip(3)
+	})
+	if err != nil {
+		return err
 	}
 	run.toolSeen = true
 	return nil
@@ -857,59 +819,30 @@ func (sr *sarifReader) readTool(run *sarifRun, what string) error {
 // readComponent reads a toolComponent: its name and its rules.
 func (sr *sarifReader) readComponent(run *sarifRun, comp int, what string) error {
 	s := &sr.sc
-	if err := s.open(what, "", '{'); err != nil {
-		return err
-	}
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
+	return s.object(what, "", func(key []byte) error {
+		var err error
 		switch {
 		case string(key) == "name" && comp == -1:
-			if run.driver, err = s.stringVal(what, ".name", sarifMaxField); err != nil {
-				return err
-			}
+			run.driver, err = s.stringVal(what, ".name", sarifMaxField)
 		case string(key) == "rules":
-			if err := sr.readRules(run, comp, what+".rules"); err != nil {
-				return err
-			}
+			err = sr.readRules(run, comp, what+".rules")
 		default:
-			if err := s.skip(4); err != nil {
-				return err
-			}
+			err = s.skip(4)
 		}
-	}
+		return err
+	})
 }
 
 func (sr *sarifReader) readRules(run *sarifRun, comp int, what string) error {
 	s := &sr.sc
-	if c, err := s.next(); err != nil {
-		return err
-	} else if c == 'n' {
-		return s.skip(4)
-	}
-	if err := s.open(what, "", '['); err != nil {
+	if null, err := s.null(); null || err != nil {
 		return err
 	}
 	list := run.comps[comp]
-	for i, first := 0, true; ; i++ {
-		ok, err := s.elem(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := s.array(what, "", func(i int) error {
 		if run.rules >= sarifMaxRules {
 			sr.extraRules++
-			if err := s.skip(5); err != nil {
-				return err
-			}
-			continue
+			return s.skip(5)
 		}
 		rule, err := sr.readRule()
 		if err != nil {
@@ -917,6 +850,10 @@ func (sr *sarifReader) readRules(run *sarifRun, comp int, what string) error {
 		}
 		list = append(list, rule)
 		run.rules++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	run.comps[comp] = list
 	// Index by id once the slice stops growing; the first rule of an id wins.
@@ -945,17 +882,8 @@ func (sr *sarifReader) readRule() (sarifRule, error) {
 	s := &sr.sc
 	var rule sarifRule
 	var short, full, name string
-	if err := s.open("", "rule", '{'); err != nil {
-		return rule, err
-	}
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return rule, err
-		}
-		if !ok {
-			break
-		}
+	err := s.object("", "rule", func(key []byte) error {
+		var err error
 		switch string(key) {
 		case "id":
 			rule.id, err = s.stringVal("", "id", sarifMaxField)
@@ -993,9 +921,10 @@ func (sr *sarifReader) readRule() (sarifRule, error) {
 		default:
 			err = s.skip(6)
 		}
-		if err != nil {
-			return rule, err
-		}
+		return err
+	})
+	if err != nil {
+		return rule, err
 	}
 	switch {
 	case short != "":
@@ -1012,27 +941,10 @@ func (sr *sarifReader) readRule() (sarifRule, error) {
 // only during the call); member must consume the value.
 func (sr *sarifReader) readObject(field string, member func(key []byte) error) error {
 	s := &sr.sc
-	if c, err := s.next(); err != nil {
-		return err
-	} else if c == 'n' {
-		_, err := s.literal()
+	if null, err := s.null(); null || err != nil {
 		return err
 	}
-	if err := s.open("", field, '{'); err != nil {
-		return err
-	}
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		if err := member(key); err != nil {
-			return err
-		}
-	}
+	return s.object("", field, member)
 }
 
 // readMessage reads a message or multiformatMessageString: its text (else
@@ -1146,22 +1058,10 @@ type sarifResult struct {
 
 func (sr *sarifReader) readResults(run *sarifRun, what string) error {
 	s := &sr.sc
-	if c, err := s.next(); err != nil {
-		return err
-	} else if c == 'n' {
-		return s.skip(3)
-	}
-	if err := s.open(what, "", '['); err != nil {
+	if null, err := s.null(); null || err != nil {
 		return err
 	}
-	for i, first := 0, true; ; i++ {
-		ok, err := s.elem(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
+	return s.array(what, "", func(i int) error {
 		at := s.off()
 		res, err := sr.readResult()
 		if err == nil {
@@ -1170,24 +1070,16 @@ func (sr *sarifReader) readResults(run *sarifRun, what string) error {
 		if err != nil {
 			return sarifPrefix(err, fmt.Sprintf("%s[%d]", what, i))
 		}
-	}
+		return nil
+	})
 }
 
 // readResult reads one result. Only the first location is looked at.
 func (sr *sarifReader) readResult() (sarifResult, error) {
 	s := &sr.sc
 	res := sarifResult{ruleIndex: -1, ruleCompIndex: -1, ruleRefIndex: -1}
-	if err := s.open("", "result", '{'); err != nil {
-		return res, err
-	}
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return res, err
-		}
-		if !ok {
-			return res, nil
-		}
+	err := s.object("", "result", func(key []byte) error {
+		var err error
 		switch string(key) {
 		case "ruleId":
 			res.ruleID, err = s.stringVal("", "ruleId", sarifMaxField)
@@ -1232,10 +1124,9 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 		default:
 			err = s.skip(4)
 		}
-		if err != nil {
-			return res, err
-		}
-	}
+		return err
+	})
+	return res, err
 }
 
 const (
@@ -1246,26 +1137,14 @@ const (
 
 func (sr *sarifReader) readLocations(res *sarifResult) error {
 	s := &sr.sc
-	if c, err := s.next(); err != nil {
-		return err
-	} else if c == 'n' {
-		return s.skip(4)
-	}
-	if err := s.open("", "locations", '['); err != nil {
+	if null, err := s.null(); null || err != nil {
 		return err
 	}
-	for i, first := 0, true; ; i++ {
-		ok, err := s.elem(&first)
-		if err != nil || !ok {
-			return err
-		}
+	return s.array("", "locations", func(i int) error {
 		if i > 0 {
-			if err := s.skip(5); err != nil {
-				return err
-			}
-			continue
+			return s.skip(5)
 		}
-		err = sr.readObject("locations[0]", func(k []byte) error {
+		return sr.readObject("locations[0]", func(k []byte) error {
 			if string(k) != "physicalLocation" {
 				return s.skip(6)
 			}
@@ -1297,31 +1176,19 @@ func (sr *sarifReader) readLocations(res *sarifResult) error {
 				return s.skip(8)
 			})
 		})
-		if err != nil {
-			return err
-		}
-	}
+	})
 }
 
 // readSuppressions notes whether any suppression has an absent or accepted
 // status (underReview and rejected ones do not suppress).
 func (sr *sarifReader) readSuppressions(res *sarifResult) error {
 	s := &sr.sc
-	if c, err := s.next(); err != nil {
-		return err
-	} else if c == 'n' {
-		return s.skip(4)
-	}
-	if err := s.open("", "suppressions", '['); err != nil {
+	if null, err := s.null(); null || err != nil {
 		return err
 	}
-	for first := true; ; {
-		ok, err := s.elem(&first)
-		if err != nil || !ok {
-			return err
-		}
+	return s.array("", "suppressions", func(int) error {
 		status := ""
-		err = sr.readObject("suppressions[]", func(k []byte) error {
+		err := sr.readObject("suppressions[]", func(k []byte) error {
 			if string(k) != "status" {
 				return s.skip(6)
 			}
@@ -1335,7 +1202,8 @@ func (sr *sarifReader) readSuppressions(res *sarifResult) error {
 		if status == "" || strings.EqualFold(status, "accepted") {
 			res.suppressed = true
 		}
-	}
+		return nil
+	})
 }
 
 // addResult files one result.
