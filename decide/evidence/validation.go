@@ -139,17 +139,7 @@ func valCheckName(k string) string {
 func (vr *valReader) readTop(depth int) error {
 	s := &vr.sc
 	f := vr.facts
-	if err := s.open("", "report", '{'); err != nil {
-		return err
-	}
-	for first := true; ; {
-		raw, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
+	return s.object("", "report", func(raw []byte) error {
 		k := valKey(raw)
 		switch {
 		case k == "total_regressions" || k == "regressions":
@@ -209,20 +199,14 @@ func (vr *valReader) readTop(depth int) error {
 				return err
 			}
 			if c != '{' {
-				if err := s.skip(1); err != nil {
-					return err
-				}
-				continue
+				return s.skip(1)
 			}
-			if err := vr.readTop(depth + 1); err != nil {
-				return err
-			}
+			return vr.readTop(depth + 1)
 		default:
-			if err := s.skip(1); err != nil {
-				return err
-			}
+			return s.skip(1)
 		}
-	}
+		return nil
+	})
 }
 
 // readDebt reads debt_score as {before, after[, improvement]} or as a bare
@@ -245,29 +229,17 @@ func (vr *valReader) readDebt(k string) error {
 		}
 		return nil
 	}
-	s.pos++
-	for first := true; ; {
-		raw, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
+	return s.object(k, "", func(raw []byte) error {
 		switch m := valKey(raw); m {
 		case "before":
-			err = vr.setNumber(&f.DebtBefore, k+".before")
+			return vr.setNumber(&f.DebtBefore, k+".before")
 		case "after":
-			err = vr.setNumber(&f.DebtAfter, k+".after")
+			return vr.setNumber(&f.DebtAfter, k+".after")
 		case "improvement", "improvement_percentage", "improvement_percent":
-			err = vr.setNumber(&f.Improvement, k+"."+m)
-		default:
-			err = s.skip(2)
+			return vr.setNumber(&f.Improvement, k+"."+m)
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return s.skip(2)
+	})
 }
 
 // readChecks reads a checks object (name → check) or array of checks with
@@ -283,36 +255,17 @@ func (vr *valReader) readChecks(k string) error {
 		_, err := s.literal()
 		return err
 	case '[':
-		s.pos++
-		for first := true; ; {
-			ok, err := s.elem(&first)
-			if err != nil || !ok {
-				return err
-			}
-			if err := vr.readNamedCheck(k); err != nil {
-				return err
-			}
-		}
+		return s.array(k, "", func(int) error { return vr.readNamedCheck(k) })
 	case '{':
-		s.pos++
-		for first := true; ; {
-			raw, ok, err := s.member(&first)
-			if err != nil || !ok {
-				return err
-			}
+		return s.object(k, "", func(raw []byte) error {
 			m := valKey(raw)
 			name := valCheckName(m)
 			if name == "" {
 				vr.notef("unknown check %q in %s ignored", sarifCap(m, 40), k)
-				if err := s.skip(2); err != nil {
-					return err
-				}
-				continue
+				return s.skip(2)
 			}
-			if err := vr.readCheck(name, k+"."+m); err != nil {
-				return err
-			}
-		}
+			return vr.readCheck(name, k+"."+m)
+		})
 	}
 	return s.errorf(s.off(), "%s: expected an object or array of checks, found %s", k, sarifKind(c))
 }
@@ -401,17 +354,8 @@ func (vr *valReader) checkObject(k string) (*valCheck, string, error) {
 	var name string
 	counts := map[string]int{}
 	var passed *bool
-	if err := s.open(k, "", '{'); err != nil {
-		return nil, "", err
-	}
-	for first := true; ; {
-		raw, ok, err := s.member(&first)
-		if err != nil {
-			return nil, "", err
-		}
-		if !ok {
-			break
-		}
+	err := s.object(k, "", func(raw []byte) error {
+		var err error
 		m := valKey(raw)
 		switch {
 		case m == "status" || m == "result" || m == "state":
@@ -438,9 +382,10 @@ func (vr *valReader) checkObject(k string) (*valCheck, string, error) {
 		default:
 			err = s.skip(3)
 		}
-		if err != nil {
-			return nil, "", err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	for _, ck := range valCountKeys {
 		if n, ok := counts[ck]; ok {
@@ -566,44 +511,32 @@ func (vr *valReader) count(k string, list bool) (n int, ok bool, err error) {
 	at := s.off()
 	switch {
 	case list && c == '[':
-		s.pos++
-		for first := true; ; {
-			more, err := s.elem(&first)
-			if err != nil {
-				return 0, false, err
-			}
-			if !more {
-				vr.notef("byte %d: %s is a list; its %d entries are counted", at, k, n)
-				return n, true, nil
-			}
-			if err := s.skip(2); err != nil {
-				return 0, false, err
-			}
+		err := s.array(k, "", func(int) error {
 			n++
+			return s.skip(2)
+		})
+		if err != nil {
+			return 0, false, err
 		}
+		vr.notef("byte %d: %s is a list; its %d entries are counted", at, k, n)
+		return n, true, nil
 	case list && c == '{':
-		s.pos++
 		sum, total := 0, -1
-		for first := true; ; {
-			raw, more, err := s.member(&first)
-			if err != nil {
-				return 0, false, err
-			}
-			if !more {
-				break
-			}
+		err := s.object(k, "", func(raw []byte) error {
 			m := valKey(raw)
 			v, ok, err := vr.count(k+"."+m, false)
-			if err != nil {
-				return 0, false, err
+			switch {
+			case err != nil || !ok:
+				return err
+			case m == "total":
+				total = v
+			default:
+				sum += v
 			}
-			if ok {
-				if m == "total" {
-					total = v
-				} else {
-					sum += v
-				}
-			}
+			return nil
+		})
+		if err != nil {
+			return 0, false, err
 		}
 		if total >= 0 {
 			return total, true, nil
