@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -35,24 +34,8 @@ import (
 // errors naming the line.
 func ReadAuditMarkdown(name string, r io.Reader) (*decide.Evidence, error) {
 	p := &amParser{name: name, keep: &keeper{}}
-	lr := newLnReader(r, lnMaxLine)
-	for {
-		b, tooLong, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, errLnTooLarge) {
-				return nil, lnTooLarge(name)
-			}
-			return nil, decide.LineError(name, lr.line+1, "read error: %v", err)
-		}
-		if tooLong {
-			return nil, decide.LineError(name, lr.line, "line longer than %d bytes", lnMaxLine)
-		}
-		if err := p.line(lr.line, string(b)); err != nil {
-			return nil, err
-		}
+	if err := lnEachLine(name, r, p.line); err != nil {
+		return nil, err
 	}
 	return p.finish()
 }
@@ -70,7 +53,7 @@ type amParser struct {
 	name  string
 	keep  *keeper
 	notes lnNotes
-	fence string
+	fence lnFence
 
 	sec      *amSection
 	dimSec   bool // inside a dimension-scores section
@@ -95,7 +78,7 @@ var amSevHeading = regexp.MustCompile(`^(critical|high|medium|low)(?:\s+(?:issue
 
 func (p *amParser) line(n int, raw string) error {
 	t := strings.TrimSpace(raw)
-	if p.fenced(t) || t == "" {
+	if p.fence.skip(t) || t == "" {
 		return nil
 	}
 	if lvl, h := lnHeading(t); lvl > 0 {
@@ -118,22 +101,6 @@ func (p *amParser) line(n int, raw string) error {
 		return p.label(n, label, value, false)
 	}
 	return nil
-}
-
-func (p *amParser) fenced(t string) bool {
-	if p.fence != "" {
-		if strings.HasPrefix(t, p.fence) {
-			p.fence = ""
-		}
-		return true
-	}
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(t, f) {
-			p.fence = f
-			return true
-		}
-	}
-	return false
 }
 
 func (p *amParser) heading(n int, h string) error {

@@ -121,6 +121,60 @@ func (l *lnReader) next() (line []byte, tooLong bool, err error) {
 	return b, false, nil
 }
 
+// fail turns an error of next other than io.EOF into the reader's error:
+// the file cap's, else a read error at the line being read.
+func (l *lnReader) fail(name string, err error) error {
+	if errors.Is(err, errLnTooLarge) {
+		return lnTooLarge(name)
+	}
+	return decide.LineError(name, l.line+1, "read error: %v", err)
+}
+
+// lnEachLine calls fn with each line of a text report and its number. A
+// line longer than lnMaxLine is an error, as are a file over lnMaxFile and
+// a failing reader; an error of fn ends the reading and is returned.
+func lnEachLine(name string, r io.Reader, fn func(n int, line string) error) error {
+	lr := newLnReader(r, lnMaxLine)
+	for {
+		b, tooLong, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return lr.fail(name, err)
+		}
+		if tooLong {
+			return decide.LineError(name, lr.line, "line longer than %d bytes", lnMaxLine)
+		}
+		if err := fn(lr.line, string(b)); err != nil {
+			return err
+		}
+	}
+}
+
+// lnFence tracks the fenced code blocks (``` or ~~~) of a Markdown file.
+type lnFence struct {
+	open string // the fence of the block being read; "" outside blocks
+}
+
+// skip reports whether the trimmed line t opens, closes or lies inside a
+// fenced code block.
+func (f *lnFence) skip(t string) bool {
+	if f.open != "" {
+		if strings.HasPrefix(t, f.open) {
+			f.open = ""
+		}
+		return true
+	}
+	for _, fence := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, fence) {
+			f.open = fence
+			return true
+		}
+	}
+	return false
+}
+
 // lnNotes collects notes up to lnMaxNotes and counts the rest.
 type lnNotes struct {
 	list  []string

@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -33,24 +32,8 @@ import (
 // score outside 1–10 is an error naming the line.
 func ReadReviewMarkdown(name string, r io.Reader) (*decide.Evidence, error) {
 	p := &rmParser{name: name, keep: &keeper{}, stated: map[decide.Severity]rmStated{}}
-	lr := newLnReader(r, lnMaxLine)
-	for {
-		b, tooLong, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, errLnTooLarge) {
-				return nil, lnTooLarge(name)
-			}
-			return nil, decide.LineError(name, lr.line+1, "read error: %v", err)
-		}
-		if tooLong {
-			return nil, decide.LineError(name, lr.line, "line longer than %d bytes", lnMaxLine)
-		}
-		if err := p.line(lr.line, string(b)); err != nil {
-			return nil, err
-		}
+	if err := lnEachLine(name, r, p.line); err != nil {
+		return nil, err
 	}
 	return p.finish()
 }
@@ -63,7 +46,7 @@ type rmParser struct {
 	name    string
 	keep    *keeper
 	notes   lnNotes
-	fence   string
+	fence   lnFence
 	cur     *decide.Finding
 	curLine int
 	// pendingTitle is the current finding's headline, its message when no
@@ -87,7 +70,7 @@ type rmParser struct {
 
 func (p *rmParser) line(n int, raw string) error {
 	t := strings.TrimSpace(raw)
-	if p.fenced(t) {
+	if p.fence.skip(t) {
 		return nil
 	}
 	if t == "" {
@@ -136,23 +119,6 @@ func (p *rmParser) line(n int, raw string) error {
 		return p.label(n, label, value)
 	}
 	return nil
-}
-
-// fenced tracks fenced code blocks and reports lines inside one.
-func (p *rmParser) fenced(t string) bool {
-	if p.fence != "" {
-		if strings.HasPrefix(t, p.fence) {
-			p.fence = ""
-		}
-		return true
-	}
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(t, f) {
-			p.fence = f
-			return true
-		}
-	}
-	return false
 }
 
 func (p *rmParser) start(n int, sev decide.Severity, title string) {
