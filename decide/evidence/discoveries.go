@@ -51,10 +51,7 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 			break
 		}
 		if err != nil {
-			if errors.Is(err, errLnTooLarge) {
-				return nil, lnTooLarge(name)
-			}
-			return nil, decide.LineError(name, lr.line+1, "read error: %v", err)
+			return nil, lr.fail(name, err)
 		}
 		n := lr.line
 		if tooLong {
@@ -226,13 +223,28 @@ func dcLineNumber(m map[string]json.RawMessage) (int, string) {
 	return n, ""
 }
 
-func dcReviewFinding(raw json.RawMessage) (decide.Finding, string) {
-	var f decide.Finding
-	m, why := dcData(raw)
-	if why != "" {
-		return f, why
+// dcFinding decodes the data object of an evidence line and the severity
+// all evidence types give; why says what is wrong with them.
+func dcFinding(raw json.RawMessage) (f decide.Finding, m map[string]json.RawMessage, why string) {
+	if m, why = dcData(raw); why != "" {
+		return f, nil, why
 	}
-	if f.Severity, why = dcSeverity(m); why != "" {
+	f.Severity, why = dcSeverity(m)
+	return f, m, why
+}
+
+// dcFileLine reads the file and line fields into f.
+func dcFileLine(m map[string]json.RawMessage, f *decide.Finding) (why string) {
+	if f.File, why = dcString(m, "file"); why != "" {
+		return why
+	}
+	f.Line, why = dcLineNumber(m)
+	return why
+}
+
+func dcReviewFinding(raw json.RawMessage) (decide.Finding, string) {
+	f, m, why := dcFinding(raw)
+	if why != "" {
 		return f, why
 	}
 	fl, why := dcString(m, "file_line")
@@ -245,13 +257,8 @@ func dcReviewFinding(raw json.RawMessage) (decide.Finding, string) {
 			return f, fmt.Sprintf("file_line %q is not path:line", csvShort(fl))
 		}
 		f.File, f.Line = file, line
-	} else {
-		if f.File, why = dcString(m, "file"); why != "" {
-			return f, why
-		}
-		if f.Line, why = dcLineNumber(m); why != "" {
-			return f, why
-		}
+	} else if why = dcFileLine(m, &f); why != "" {
+		return f, why
 	}
 	if f.Rule, why = dcFirst(m, "dimension", "category"); why != "" {
 		return f, why
@@ -266,12 +273,8 @@ func dcReviewFinding(raw json.RawMessage) (decide.Finding, string) {
 }
 
 func dcCritique(raw json.RawMessage) (decide.Finding, string) {
-	var f decide.Finding
-	m, why := dcData(raw)
+	f, m, why := dcFinding(raw)
 	if why != "" {
-		return f, why
-	}
-	if f.Severity, why = dcSeverity(m); why != "" {
 		return f, why
 	}
 	title, why := dcFirst(m, "idea_title", "title")
@@ -297,18 +300,11 @@ func dcCritique(raw json.RawMessage) (decide.Finding, string) {
 }
 
 func dcIssue(raw json.RawMessage) (decide.Finding, string) {
-	var f decide.Finding
-	m, why := dcData(raw)
+	f, m, why := dcFinding(raw)
 	if why != "" {
 		return f, why
 	}
-	if f.Severity, why = dcSeverity(m); why != "" {
-		return f, why
-	}
-	if f.File, why = dcString(m, "file"); why != "" {
-		return f, why
-	}
-	if f.Line, why = dcLineNumber(m); why != "" {
+	if why = dcFileLine(m, &f); why != "" {
 		return f, why
 	}
 	if f.Rule, why = dcFirst(m, "perspective", "dimension", "category"); why != "" {
