@@ -159,12 +159,15 @@ func (cr *csReader) read() error {
 	}
 }
 
-// readRoot reads the <file> elements of <checkstyle>.
-func (cr *csReader) readRoot() error {
+// children reads the content of the element whose start was just read up
+// to its end, calling fn for each child element's start; fn must read the
+// child through its end. closing names the end tag a truncated file lacks
+// ("</file>").
+func (cr *csReader) children(closing string, fn func(t xml.StartElement) error) error {
 	for {
 		t, err := cr.token()
 		if errors.Is(err, io.EOF) {
-			return decide.LineError(cr.name, cr.d.Line(), "unexpected end of file, expected </checkstyle>")
+			return decide.LineError(cr.name, cr.d.Line(), "unexpected end of file, expected %s", closing)
 		}
 		if err != nil {
 			return err
@@ -173,18 +176,21 @@ func (cr *csReader) readRoot() error {
 		case xml.EndElement:
 			return nil
 		case xml.StartElement:
-			if t.Name.Local != "file" {
-				if err := cr.skip(); err != nil {
-					return err
-				}
-				continue
-			}
-			file := csPath(csAttr(t, "name"))
-			if err := cr.readFile(file); err != nil {
+			if err := fn(t); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+// readRoot reads the <file> elements of <checkstyle>.
+func (cr *csReader) readRoot() error {
+	return cr.children("</checkstyle>", func(t xml.StartElement) error {
+		if t.Name.Local != "file" {
+			return cr.skip()
+		}
+		return cr.readFile(csPath(csAttr(t, "name")))
+	})
 }
 
 // skip skips the element whose start was just read.
@@ -209,29 +215,14 @@ func (cr *csReader) skip() error {
 
 // readFile reads the <error> elements of one <file>.
 func (cr *csReader) readFile(file string) error {
-	for {
-		t, err := cr.token()
-		if errors.Is(err, io.EOF) {
-			return decide.LineError(cr.name, cr.d.Line(), "unexpected end of file, expected </file>")
-		}
-		if err != nil {
-			return err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return nil
-		case xml.StartElement:
-			line := cr.d.Line()
-			if t.Name.Local == "error" {
-				if err := cr.addError(file, t, line); err != nil {
-					return err
-				}
-			}
-			if err := cr.skip(); err != nil {
+	return cr.children("</file>", func(t xml.StartElement) error {
+		if t.Name.Local == "error" {
+			if err := cr.addError(file, t, cr.d.Line()); err != nil {
 				return err
 			}
 		}
-	}
+		return cr.skip()
+	})
 }
 
 // addError files one <error>.
