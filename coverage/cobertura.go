@@ -2,7 +2,6 @@ package coverage
 
 import (
 	"encoding/xml"
-	"errors"
 	"io"
 	"strings"
 
@@ -22,62 +21,43 @@ func ReadCobertura(name string, r io.Reader) (*decide.CoverageFacts, error) {
 	x := xmlsafe.NewDecoder(r)
 	x.AllowDoctype(coberturaDoctype)
 	t := newLineTally(name)
-	var stack []string
 	var file string
 	root := false
-	for {
-		tok, err := x.Token()
-		if errors.Is(err, io.EOF) {
-			break
+	err := xmlElements(name, x, func(e xml.StartElement, stack []string) (bool, error) {
+		el := e.Name.Local
+		switch {
+		case len(stack) == 0:
+			if el != "coverage" {
+				return false, decide.LineError(name, x.Line(), "root element <%s>: want <coverage> (Cobertura)", el)
+			}
+			root = true
+		case el == "methods":
+			return true, nil
+		case el == "class":
+			file = xmlAttr(e, "filename")
+			if file == "" {
+				return false, decide.LineError(name, x.Line(), "<class> without a filename attribute")
+			}
+		case el == "line" && xmlUp(stack, 1) == "lines" && xmlUp(stack, 2) == "class":
+			n, ok := xmlUint(xmlAttr(e, "number"))
+			if !ok || n > 1<<31 {
+				return false, decide.LineError(name, x.Line(), "<line> number %q: want a line number", xmlAttr(e, "number"))
+			}
+			hits, err := xmlCount(xmlAttr(e, "hits"))
+			if err != "" {
+				return false, decide.LineError(name, x.Line(), "<line number=\"%d\"> hits %q: %s", n, xmlAttr(e, "hits"), err)
+			}
+			t.add(uint32(n), hits)
 		}
-		if err != nil {
-			return nil, xmlError(name, x, err)
+		return false, nil
+	}, func(e xml.EndElement) error {
+		if e.Name.Local == "class" {
+			return t.end(file, x.Line())
 		}
-		switch e := tok.(type) {
-		case xml.StartElement:
-			el := e.Name.Local
-			parent := ""
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1]
-			}
-			switch {
-			case len(stack) == 0:
-				if el != "coverage" {
-					return nil, decide.LineError(name, x.Line(), "root element <%s>: want <coverage> (Cobertura)", el)
-				}
-				root = true
-			case el == "methods":
-				if err := x.Skip(); err != nil {
-					return nil, xmlError(name, x, err)
-				}
-				continue
-			case el == "class":
-				file = xmlAttr(e, "filename")
-				if file == "" {
-					return nil, decide.LineError(name, x.Line(), "<class> without a filename attribute")
-				}
-			case el == "line" && parent == "lines" && len(stack) >= 2 && stack[len(stack)-2] == "class":
-				n, ok := xmlUint(xmlAttr(e, "number"))
-				if !ok || n > 1<<31 {
-					return nil, decide.LineError(name, x.Line(), "<line> number %q: want a line number", xmlAttr(e, "number"))
-				}
-				hits, err := xmlCount(xmlAttr(e, "hits"))
-				if err != "" {
-					return nil, decide.LineError(name, x.Line(), "<line number=\"%d\"> hits %q: %s", n, xmlAttr(e, "hits"), err)
-				}
-				t.add(uint32(n), hits)
-			}
-			stack = append(stack, el)
-		case xml.EndElement:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			if e.Name.Local == "class" {
-				if err := t.end(file, x.Line()); err != nil {
-					return nil, err
-				}
-			}
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !root {
 		return nil, decide.LineError(name, x.Line(), "no <coverage> element: not a Cobertura report")
@@ -99,32 +79,6 @@ func coberturaDoctype(d string) bool {
 		}
 	}
 	return false
-}
-
-// xmlError wraps a decoder error with the file and line.
-func xmlError(name string, x *xmlsafe.Decoder, err error) *decide.ParseError {
-	msg := "malformed XML"
-	if errors.Is(err, xmlsafe.ErrDTD) {
-		msg = "refused XML"
-	}
-	var se *xml.SyntaxError
-	if errors.As(err, &se) {
-		return &decide.ParseError{File: name, Line: se.Line, Offset: -1, Msg: msg + ": " + se.Msg}
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: "truncated XML"}
-	}
-	return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: msg, Err: err}
-}
-
-// xmlAttr returns the value of the attribute named local, or "".
-func xmlAttr(e xml.StartElement, local string) string {
-	for _, a := range e.Attr {
-		if a.Name.Local == local {
-			return a.Value
-		}
-	}
-	return ""
 }
 
 // xmlUint reads a non-negative decimal integer.

@@ -2,7 +2,6 @@ package coverage
 
 import (
 	"encoding/xml"
-	"errors"
 	"io"
 	"strings"
 
@@ -20,69 +19,50 @@ func ReadJaCoCo(name string, r io.Reader) (*decide.CoverageFacts, error) {
 	x := xmlsafe.NewDecoder(r)
 	x.AllowDoctype(jacocoDoctype)
 	facts := &decide.CoverageFacts{Format: string(FormatJaCoCo)}
-	var stack []string
 	var pkg, src string
 	var lineCounter bool
 	root := false
-	for {
-		tok, err := x.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, xmlError(name, x, err)
-		}
-		switch e := tok.(type) {
-		case xml.StartElement:
-			el := e.Name.Local
-			parent := ""
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1]
+	err := xmlElements(name, x, func(e xml.StartElement, stack []string) (bool, error) {
+		el := e.Name.Local
+		switch {
+		case len(stack) == 0:
+			if el != "report" {
+				return false, decide.LineError(name, x.Line(), "root element <%s>: want <report> (JaCoCo)", el)
 			}
-			switch {
-			case len(stack) == 0:
-				if el != "report" {
-					return nil, decide.LineError(name, x.Line(), "root element <%s>: want <report> (JaCoCo)", el)
-				}
-				root = true
-			case el == "class" || el == "sessioninfo":
-				if err := x.Skip(); err != nil {
-					return nil, xmlError(name, x, err)
-				}
-				continue
-			case el == "package":
-				pkg = xmlAttr(e, "name")
-			case el == "sourcefile":
-				src = xmlAttr(e, "name")
-				if src == "" {
-					return nil, decide.LineError(name, x.Line(), "<sourcefile> without a name attribute")
-				}
-				lineCounter = false
-			case el == "counter" && parent == "sourcefile" && xmlAttr(e, "type") == "LINE":
-				if lineCounter {
-					return nil, decide.LineError(name, x.Line(), "second LINE counter for %s", src)
-				}
-				missed, ok1 := xmlUint(xmlAttr(e, "missed"))
-				covered, ok2 := xmlUint(xmlAttr(e, "covered"))
-				if !ok1 || !ok2 || missed > 1<<40 || covered > 1<<40 {
-					return nil, decide.LineError(name, x.Line(), "LINE counter of %s: missed %q covered %q: want non-negative integers",
-						src, xmlAttr(e, "missed"), xmlAttr(e, "covered"))
-				}
-				path := src
-				if pkg != "" {
-					path = strings.TrimSuffix(pkg, "/") + "/" + src
-				}
-				facts.Files = append(facts.Files, decide.FileCoverage{Path: path, Covered: covered, Total: covered + missed})
-				facts.Covered += covered
-				facts.Total += covered + missed
-				lineCounter = true
+			root = true
+		case el == "class" || el == "sessioninfo":
+			return true, nil
+		case el == "package":
+			pkg = xmlAttr(e, "name")
+		case el == "sourcefile":
+			src = xmlAttr(e, "name")
+			if src == "" {
+				return false, decide.LineError(name, x.Line(), "<sourcefile> without a name attribute")
 			}
-			stack = append(stack, el)
-		case xml.EndElement:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			lineCounter = false
+		case el == "counter" && xmlUp(stack, 1) == "sourcefile" && xmlAttr(e, "type") == "LINE":
+			if lineCounter {
+				return false, decide.LineError(name, x.Line(), "second LINE counter for %s", src)
 			}
+			missed, ok1 := xmlUint(xmlAttr(e, "missed"))
+			covered, ok2 := xmlUint(xmlAttr(e, "covered"))
+			if !ok1 || !ok2 || missed > 1<<40 || covered > 1<<40 {
+				return false, decide.LineError(name, x.Line(), "LINE counter of %s: missed %q covered %q: want non-negative integers",
+					src, xmlAttr(e, "missed"), xmlAttr(e, "covered"))
+			}
+			path := src
+			if pkg != "" {
+				path = strings.TrimSuffix(pkg, "/") + "/" + src
+			}
+			facts.Files = append(facts.Files, decide.FileCoverage{Path: path, Covered: covered, Total: covered + missed})
+			facts.Covered += covered
+			facts.Total += covered + missed
+			lineCounter = true
 		}
+		return false, nil
+	}, nil)
+	if err != nil {
+		return nil, err
 	}
 	if !root {
 		return nil, decide.LineError(name, x.Line(), "no <report> element: not a JaCoCo report")
