@@ -84,6 +84,7 @@ func ReadJUnit(name string, r io.Reader) (*decide.TestFacts, error) {
 func junitRead(name string, r io.Reader, maxCases int, maxToken int64) (*decide.TestFacts, error) {
 	lr := &junitLimitReader{r: bufio.NewReaderSize(r, 64<<10), max: maxToken}
 	rd := &junitReader{name: name, lr: lr, d: xmlsafe.NewDecoder(lr), maxCases: maxCases}
+	rd.d.OnToken(func() { lr.mark = lr.n }) // each token gets its own JUnitMaxToken
 	if err := rd.read(); err != nil {
 		return nil, err
 	}
@@ -164,10 +165,9 @@ type junitSuite struct {
 	bare []int // indexes of failed cases without text of their own
 }
 
-// token returns the next token and moves the token mark.
+// token returns the next token.
 func (rd *junitReader) token() (xml.Token, error) {
 	tok, err := rd.d.Token()
-	rd.lr.mark = rd.lr.n
 	if err != nil {
 		return nil, rd.fail(err)
 	}
@@ -176,30 +176,19 @@ func (rd *junitReader) token() (xml.Token, error) {
 
 // text reads the text of the element just opened, at most limit bytes.
 func (rd *junitReader) text(limit int) (string, error) {
-	var buf []byte
-	for depth := 1; depth > 0; {
-		tok, err := rd.token()
-		if err != nil {
-			return "", err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			depth++
-		case xml.EndElement:
-			depth--
-		case xml.CharData:
-			if room := limit - len(buf); room > 0 {
-				buf = append(buf, t[:min(len(t), room)]...)
-			}
-		}
+	s, err := rd.d.Text(limit)
+	if err != nil {
+		return "", rd.fail(err)
 	}
-	return string(buf), nil
+	return s, nil
 }
 
 // skip skips the rest of the element just opened.
 func (rd *junitReader) skip() error {
-	_, err := rd.text(0)
-	return err
+	if err := rd.d.Skip(); err != nil {
+		return rd.fail(err)
+	}
+	return nil
 }
 
 // fail turns a decoding error into a one-line ParseError.
@@ -230,7 +219,6 @@ func (rd *junitReader) read() error {
 	rootSeen := false
 	for {
 		tok, err := rd.d.Token()
-		rd.lr.mark = rd.lr.n
 		if err == io.EOF {
 			if !rootSeen {
 				return decide.LineError(rd.name, rd.d.Line(), "empty document: want a JUnit <testsuites> or <testsuite> element")

@@ -23,6 +23,7 @@ type Decoder struct {
 	allow   func(string) bool // AllowDoctype's predicate; nil allows none
 	started bool              // the root element was read
 	doctype bool              // a DOCTYPE was accepted
+	onToken func()            // OnToken's function; nil for none
 }
 
 // AllowDoctype lets through one DOCTYPE before the root element when ok
@@ -32,6 +33,11 @@ type Decoder struct {
 // undeclared (strict mode rejects any reference to them). Every other
 // directive is still ErrDTD.
 func (x *Decoder) AllowDoctype(ok func(string) bool) { x.allow = ok }
+
+// OnToken sets f to be called each time a token was read from the input
+// (by Token, Skip or Text), also when reading it failed. A reader that caps
+// the bytes of one token moves its count there.
+func (x *Decoder) OnToken(f func()) { x.onToken = f }
 
 // NewDecoder returns a strict decoder over r. Undeclared entities are
 // errors (encoding/xml's strict mode); only the five predefined ones and
@@ -60,6 +66,9 @@ func (x *Decoder) Line() int {
 // input it returns io.EOF.
 func (x *Decoder) Token() (xml.Token, error) {
 	tok, err := x.d.Token()
+	if x.onToken != nil {
+		x.onToken()
+	}
 	if err != nil {
 		return nil, err
 	}
