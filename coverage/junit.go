@@ -257,8 +257,10 @@ func (rd *junitReader) read() error {
 	}
 }
 
-// container reads the children of <testsuites> up to its end.
-func (rd *junitReader) container() error {
+// children reads the content of the element just opened up to its end,
+// calling fn for each child element's start; fn must read the child
+// through its end.
+func (rd *junitReader) children(fn func(t xml.StartElement) error) error {
 	for {
 		tok, err := rd.token()
 		if err != nil {
@@ -268,51 +270,43 @@ func (rd *junitReader) container() error {
 		case xml.EndElement:
 			return nil
 		case xml.StartElement:
-			switch t.Name.Local {
-			case "testsuite":
-				err = rd.suite(t)
-			case "testsuites":
-				err = rd.container()
-			case "testcase":
-				err = rd.testcase(t)
-			default:
-				err = rd.skip()
-			}
-			if err != nil {
+			if err := fn(t); err != nil {
 				return err
 			}
 		}
 	}
 }
 
+// container reads the children of <testsuites> up to its end.
+func (rd *junitReader) container() error {
+	return rd.children(func(t xml.StartElement) error {
+		switch t.Name.Local {
+		case "testsuite":
+			return rd.suite(t)
+		case "testsuites":
+			return rd.container()
+		case "testcase":
+			return rd.testcase(t)
+		}
+		return rd.skip()
+	})
+}
+
 // suite reads one <testsuite> up to its end.
 func (rd *junitReader) suite(start xml.StartElement) error {
 	rd.suites = append(rd.suites, junitSuite{name: junitClip(strings.TrimSpace(junitAttr(start, "name")), junitMaxName)})
 	defer func() { rd.suites = rd.suites[:len(rd.suites)-1] }()
-	for {
-		tok, err := rd.token()
-		if err != nil {
-			return err
+	return rd.children(func(t xml.StartElement) error {
+		switch t.Name.Local {
+		case "testsuite":
+			return rd.suite(t)
+		case "testcase":
+			return rd.testcase(t)
+		case "system-out", "system-err":
+			return rd.suiteOutput()
 		}
-		switch t := tok.(type) {
-		case xml.EndElement:
-			return nil
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "testsuite":
-				err = rd.suite(t)
-			case "testcase":
-				err = rd.testcase(t)
-			case "system-out", "system-err":
-				err = rd.suiteOutput()
-			default:
-				err = rd.skip()
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
+		return rd.skip()
+	})
 }
 
 // suiteOutput reads a suite's <system-out> or <system-err>. go-junit-report
@@ -355,19 +349,9 @@ func (rd *junitReader) testcase(start xml.StartElement) error {
 		return decide.LineError(rd.name, rd.d.Line(), "more than %d test cases", rd.maxCases)
 	}
 	out := junitOutcome{status: decide.Passed}
-	for done := false; !done; {
-		tok, err := rd.token()
-		if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.EndElement:
-			done = true
-		case xml.StartElement:
-			if err := rd.outcome(t, &out); err != nil {
-				return err
-			}
-		}
+	err := rd.children(func(t xml.StartElement) error { return rd.outcome(t, &out) })
+	if err != nil {
+		return err
 	}
 	c := decide.TestCase{
 		Name:   rd.caseName(start),
