@@ -34,18 +34,18 @@ func ReadCobertura(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		case el == "methods":
 			return true, nil
 		case el == "class":
-			file = xmlAttr(e, "filename")
+			file = xmlsafe.Attr(e, "filename")
 			if file == "" {
 				return false, decide.LineError(name, x.Line(), "<class> without a filename attribute")
 			}
 		case el == "line" && xmlUp(stack, 1) == "lines" && xmlUp(stack, 2) == "class":
-			n, ok := xmlUint(xmlAttr(e, "number"))
+			n, ok := xmlUint(xmlsafe.Attr(e, "number"))
 			if !ok || n > 1<<31 {
-				return false, decide.LineError(name, x.Line(), "<line> number %q: want a line number", xmlAttr(e, "number"))
+				return false, decide.LineError(name, x.Line(), "<line> number %q: want a line number", xmlsafe.Attr(e, "number"))
 			}
-			hits, err := xmlCount(xmlAttr(e, "hits"))
+			hits, err := xmlCount(xmlsafe.Attr(e, "hits"))
 			if err != "" {
-				return false, decide.LineError(name, x.Line(), "<line number=\"%d\"> hits %q: %s", n, xmlAttr(e, "hits"), err)
+				return false, decide.LineError(name, x.Line(), "<line number=\"%d\"> hits %q: %s", n, xmlsafe.Attr(e, "hits"), err)
 			}
 			t.add(uint32(n), hits)
 		}

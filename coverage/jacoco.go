@@ -33,22 +33,22 @@ func ReadJaCoCo(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		case el == "class" || el == "sessioninfo":
 			return true, nil
 		case el == "package":
-			pkg = xmlAttr(e, "name")
+			pkg = xmlsafe.Attr(e, "name")
 		case el == "sourcefile":
-			src = xmlAttr(e, "name")
+			src = xmlsafe.Attr(e, "name")
 			if src == "" {
 				return false, decide.LineError(name, x.Line(), "<sourcefile> without a name attribute")
 			}
 			lineCounter = false
-		case el == "counter" && xmlUp(stack, 1) == "sourcefile" && xmlAttr(e, "type") == "LINE":
+		case el == "counter" && xmlUp(stack, 1) == "sourcefile" && xmlsafe.Attr(e, "type") == "LINE":
 			if lineCounter {
 				return false, decide.LineError(name, x.Line(), "second LINE counter for %s", src)
 			}
-			missed, ok1 := xmlUint(xmlAttr(e, "missed"))
-			covered, ok2 := xmlUint(xmlAttr(e, "covered"))
+			missed, ok1 := xmlUint(xmlsafe.Attr(e, "missed"))
+			covered, ok2 := xmlUint(xmlsafe.Attr(e, "covered"))
 			if !ok1 || !ok2 || missed > 1<<40 || covered > 1<<40 {
 				return false, decide.LineError(name, x.Line(), "LINE counter of %s: missed %q covered %q: want non-negative integers",
-					src, xmlAttr(e, "missed"), xmlAttr(e, "covered"))
+					src, xmlsafe.Attr(e, "missed"), xmlsafe.Attr(e, "covered"))
 			}
 			path := src
 			if pkg != "" {

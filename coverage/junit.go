@@ -294,7 +294,7 @@ func (rd *junitReader) container() error {
 
 // suite reads one <testsuite> up to its end.
 func (rd *junitReader) suite(start xml.StartElement) error {
-	rd.suites = append(rd.suites, junitSuite{name: junitClip(strings.TrimSpace(junitAttr(start, "name")), junitMaxName)})
+	rd.suites = append(rd.suites, junitSuite{name: junitClip(strings.TrimSpace(xmlsafe.Attr(start, "name")), junitMaxName)})
 	defer func() { rd.suites = rd.suites[:len(rd.suites)-1] }()
 	return rd.children(func(t xml.StartElement) error {
 		switch t.Name.Local {
@@ -355,7 +355,7 @@ func (rd *junitReader) testcase(start xml.StartElement) error {
 	}
 	c := decide.TestCase{
 		Name:   rd.caseName(start),
-		File:   junitClip(strings.TrimSpace(junitAttr(start, "file")), junitMaxName),
+		File:   junitClip(strings.TrimSpace(xmlsafe.Attr(start, "file")), junitMaxName),
 		Status: out.status,
 	}
 	switch out.status {
@@ -393,7 +393,7 @@ func (rd *junitReader) outcome(t xml.StartElement, out *junitOutcome) error {
 		}
 		out.failureSeen = true
 		out.status = decide.Failed
-		out.typ, out.msg, out.text = junitClip(junitAttr(t, "type"), junitMaxName), junitClip(junitAttr(t, "message"), junitMaxText), text
+		out.typ, out.msg, out.text = junitClip(xmlsafe.Attr(t, "type"), junitMaxName), junitClip(xmlsafe.Attr(t, "message"), junitMaxText), text
 		return nil
 	case "skipped":
 		if out.failureSeen || out.status == decide.Skipped {
@@ -404,7 +404,7 @@ func (rd *junitReader) outcome(t xml.StartElement, out *junitOutcome) error {
 			return err
 		}
 		out.status = decide.Skipped
-		out.typ, out.msg, out.text = junitClip(junitAttr(t, "type"), junitMaxName), junitClip(junitAttr(t, "message"), junitMaxText), text
+		out.typ, out.msg, out.text = junitClip(xmlsafe.Attr(t, "type"), junitMaxName), junitClip(xmlsafe.Attr(t, "message"), junitMaxText), text
 		return nil
 	}
 	// flakyFailure, flakyError (a rerun passed), system-out, system-err,
@@ -414,8 +414,8 @@ func (rd *junitReader) outcome(t xml.StartElement, out *junitOutcome) error {
 
 // caseName returns the qualified name of a <testcase>.
 func (rd *junitReader) caseName(start xml.StartElement) string {
-	class := strings.TrimSpace(junitAttr(start, "classname"))
-	name := strings.TrimSpace(junitAttr(start, "name"))
+	class := strings.TrimSpace(xmlsafe.Attr(start, "classname"))
+	name := strings.TrimSpace(xmlsafe.Attr(start, "name"))
 	if class == "" && len(rd.suites) > 0 {
 		class = rd.suites[len(rd.suites)-1].name
 	}
@@ -534,14 +534,4 @@ func junitClip(s string, limit int) string {
 // junitOneLine folds an error text onto one line.
 func junitOneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// junitAttr returns the value of the attribute named local, or "".
-func junitAttr(se xml.StartElement, local string) string {
-	for _, a := range se.Attr {
-		if a.Name.Local == local {
-			return a.Value
-		}
-	}
-	return ""
 }

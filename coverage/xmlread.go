@@ -76,13 +76,3 @@ func xmlError(name string, x *xmlsafe.Decoder, err error) *decide.ParseError {
 	}
 	return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: msg, Err: err}
 }
-
-// xmlAttr returns the value of the attribute named local, or "".
-func xmlAttr(e xml.StartElement, local string) string {
-	for _, a := range e.Attr {
-		if a.Name.Local == local {
-			return a.Value
-		}
-	}
-	return ""
-}

@@ -189,7 +189,7 @@ func (cr *csReader) readRoot() error {
 		if t.Name.Local != "file" {
 			return cr.skip()
 		}
-		return cr.readFile(csPath(csAttr(t, "name")))
+		return cr.readFile(csPath(xmlsafe.Attr(t, "name")))
 	})
 }
 
@@ -227,7 +227,7 @@ func (cr *csReader) readFile(file string) error {
 
 // addError files one <error>.
 func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
-	sevWord := strings.TrimSpace(csAttr(t, "severity"))
+	sevWord := strings.TrimSpace(xmlsafe.Attr(t, "severity"))
 	var sev decide.Severity
 	isErr := false
 	switch strings.ToLower(sevWord) {
@@ -245,14 +245,14 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 		sev = s
 	}
 	line := 0
-	if v := strings.TrimSpace(csAttr(t, "line")); v != "" {
+	if v := strings.TrimSpace(xmlsafe.Attr(t, "line")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 1<<30 {
 			return decide.LineError(cr.name, at, "line %q is not a line number", sarifCap(v, 40))
 		}
 		line = n
 	}
-	source := sarifCap(strings.TrimSpace(csAttr(t, "source")), sarifMaxField)
+	source := sarifCap(strings.TrimSpace(xmlsafe.Attr(t, "source")), sarifMaxField)
 	if isErr {
 		if sarifIsTypeChecker(source) || sarifIsTypeRule(source) {
 			cr.typ++
@@ -265,7 +265,7 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 		cr.keep.omitted.Add(sev)
 		return nil
 	}
-	msg := sarifCap(strings.TrimSpace(csAttr(t, "message")), sarifMaxMessage)
+	msg := sarifCap(strings.TrimSpace(xmlsafe.Attr(t, "message")), sarifMaxMessage)
 	if msg == "" {
 		msg = source
 	}
@@ -286,16 +286,6 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 // csOneLine escapes line breaks so that a message stays on one line.
 func csOneLine(s string) string {
 	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
-}
-
-// csAttr returns the value of an attribute, "" when absent.
-func csAttr(t xml.StartElement, name string) string {
-	for _, a := range t.Attr {
-		if a.Name.Local == name {
-			return a.Value
-		}
-	}
-	return ""
 }
 
 // csPath tidies a file name: a leading "./" is dropped.

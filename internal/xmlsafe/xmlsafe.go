@@ -92,6 +92,17 @@ func (x *Decoder) Token() (xml.Token, error) {
 	return tok, nil
 }
 
+// Attr returns the value of the attribute of e named local (in any
+// namespace), or "" when it has none.
+func Attr(e xml.StartElement, local string) string {
+	for _, a := range e.Attr {
+		if a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}
+
 // Skip skips to the end of the element whose start was just read.
 func (x *Decoder) Skip() error {
 	for depth := 1; depth > 0; {
