@@ -651,3 +651,36 @@ func TestTimeoutWritesAPartialDecision(t *testing.T) {
 		t.Errorf("%d comments written after the timeout", n)
 	}
 }
+
+func TestApproveAndAbortSettleTheLoop(t *testing.T) {
+	t.Parallel()
+	for _, verb := range []string{"approve", "abort"} {
+		t.Run(verb, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, nil)
+			w.gh.SetPermission(owner, repo, "lead", "maintain")
+			in := map[string]string{"loop": "review", "evidence": "r.json", "max-rounds": "1"}
+			if r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewFix}}); r.outputs["decision"] != "escalate" {
+				t.Fatalf("setup: outputs %v\n%s", r.outputs, r.stderr)
+			}
+			id := w.gh.AddComment(owner, repo, w.pr, "lead", "/gc "+verb)
+			if r := w.runAction(step{event: "issue_comment", payload: w.commentEvent(id, "lead", "/gc "+verb), inputs: in}); r.code != 0 {
+				t.Fatalf("command: exit %d\n%s", r.code, r.stderr)
+			}
+			mustContain(t, "the report", w.gh.Comments(owner, repo, w.pr)[0].Body, "/gc "+verb, "lead")
+
+			// The next push: the loop stays settled, no fix round starts.
+			w.push(map[string]string{"cart.go": "package cart // later\n"})
+			issuesBefore := len(w.gh.Issues(owner, repo))
+			r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewFix}, runID: 9000})
+			want := map[string]string{"approve": "CONVERGE (approved)", "abort": "ABORTED"}[verb]
+			if r.code != 0 || r.outputs["verdict"] != want {
+				t.Fatalf("after %s: exit %d outputs %v\n%s", verb, r.code, r.outputs, r.stderr)
+			}
+			if n := len(w.gh.Issues(owner, repo)); n != issuesBefore {
+				t.Errorf("a settled loop opened issues: %d → %d", issuesBefore, n)
+			}
+			mustContain(t, "the report", w.gh.Comments(owner, repo, w.pr)[0].Body, want)
+		})
+	}
+}

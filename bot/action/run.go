@@ -151,6 +151,13 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	d.Notes = append(d.Notes, found.Notes...)
 	res.Decision = d
+	final := st.Status
+	if final != decide.StateApproved && final != decide.StateAborted {
+		final = ""
+	}
+	if final != "" {
+		settle(d, st)
+	}
 	if res.APIError != nil {
 		// Decided on the evidence alone: no history, no effect on GitHub.
 		d.Status = decide.StatusPartial
@@ -158,10 +165,12 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		return res, nil
 	}
 
-	if loop == decide.Coverage && set.Commit && pull != nil {
+	if loop == decide.Coverage && set.Commit && pull != nil && final == "" {
 		r.judgeChanges(ctx, res, pull, history)
 	}
-	if set.Issues && pull != nil {
+	if final == decide.StateAborted {
+		// An aborted loop changes nothing on GitHub but its report.
+	} else if set.Issues && pull != nil {
 		r.syncIssues(ctx, res, pull)
 	} else if set.Issues && r.GH == nil {
 		// A dry run outside a pull request event still shows the issues,
@@ -178,6 +187,9 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	rec.Commit = res.Commit
 	st.MaxRounds = set.Config.MaxRounds
 	st.Record(rec)
+	if final != "" {
+		st.Status = final // approved and aborted loops stay so
+	}
 	d.History = append(append([]decide.RoundRecord{}, history...), rec)
 
 	if res.Commit != "" && set.Dispatch != "" {
@@ -434,6 +446,31 @@ func (r *Runner) ownFiles(res *Result) func(string) bool {
 	return func(p string) bool {
 		return evidence[p] || p == ".gcloop" || strings.HasPrefix(p, ".gcloop/")
 	}
+}
+
+// settle overrides the decision of a loop a person already settled with
+// /gc approve (converged, forced) or /gc abort (stopped): the evidence is
+// still judged and shown, but no fix round starts.
+func settle(d *decide.Decision, st *decide.State) {
+	who := "a maintainer"
+	for i := len(st.Actions) - 1; i >= 0; i-- {
+		if a := st.Actions[i]; a.Command == "approve" || a.Command == "abort" {
+			who = "@" + a.By + " at " + a.At.UTC().Format(time.RFC3339)
+			break
+		}
+	}
+	d.Tasks = []decide.Task{}
+	d.Advisory, d.Stalled = false, false
+	judged := fmt.Sprintf("%s (%s)", d.Verdict, d.Outcome)
+	if st.Status == decide.StateApproved {
+		d.Outcome, d.Verdict, d.Forced = decide.Converge, "CONVERGE (approved)", true
+		d.Reasons = append(d.Reasons, fmt.Sprintf("the loop was force-approved by %s: it stays converged; the evidence alone says %s", who, judged))
+		d.NextSteps = []string{"none: the loop was approved"}
+		return
+	}
+	d.Outcome, d.Verdict, d.Forced = decide.Escalate, "ABORTED", false
+	d.Reasons = append(d.Reasons, fmt.Sprintf("the loop was aborted by %s: no fix round starts; the evidence alone says %s", who, judged))
+	d.NextSteps = []string{"none: the loop was aborted (delete the report comment to start it over)"}
 }
 
 // escalate turns a decision into an escalation a person must handle.
