@@ -151,12 +151,15 @@ func (c *Context) readEvent(r io.Reader) error {
 		case string:
 			if v != "" {
 				n, err := strconv.Atoi(strings.TrimPrefix(v, "#"))
-				if err != nil || n <= 0 {
+				if err != nil || n <= 0 || n > 1<<31 {
 					return fmt.Errorf("workflow_dispatch input pr %q: want a pull request number", v)
 				}
 				c.DispatchPR = n
 			}
 		case float64:
+			if v < 1 || v > 1<<31 || v != float64(int64(v)) {
+				return fmt.Errorf("workflow_dispatch input pr %v: want a pull request number", v)
+			}
 			c.DispatchPR = int(v)
 		}
 	}

@@ -3,6 +3,7 @@ package action
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,4 +59,21 @@ func TestReadContextOtherEvents(t *testing.T) {
 	if _, err := contextWith(t, "pull_request", `{"pull_request":`); err == nil {
 		t.Error("a truncated payload was accepted")
 	}
+}
+
+func FuzzReadEvent(f *testing.F) {
+	f.Add("pull_request", `{"pull_request":{"number":1,"head":{"sha":"a","repo":{"id":2}},"base":{"repo":{"id":2}}}}`)
+	f.Add("workflow_run", `{"workflow_run":{"id":5,"pull_requests":[{"number":3}]}}`)
+	f.Add("workflow_dispatch", `{"inputs":{"pr":"#4"}}`)
+	f.Add("workflow_dispatch", `{"inputs":{"pr":4e30}}`)
+	f.Add("issue_comment", `{"comment":{"body":"/gc retry"},"issue":{"pull_request":{}}}`)
+	f.Fuzz(func(t *testing.T, event, payload string) {
+		c := &Context{EventName: event}
+		if err := c.readEvent(strings.NewReader(payload)); err != nil {
+			return
+		}
+		if c.DispatchPR < 0 {
+			t.Fatalf("negative pr %d from %q", c.DispatchPR, payload)
+		}
+	})
 }
