@@ -54,7 +54,6 @@ Usage:
   gcloop decide   [flags] EVIDENCE...    decide one round from evidence files
   gcloop coverage report|guard|cycle     read coverage, guard test-only changes, run a fix-verify cycle
   gcloop run      [--dry-run]            the GitHub Action
-  gcloop bot      [--listen ADDR]        the GitHub App webhook server
   gcloop version                         print the version
 
 Run 'gcloop COMMAND -h' for a command's flags.
@@ -86,7 +85,7 @@ func run(env *Env, args []string) error {
 		fmt.Fprint(env.Stdout, usage)
 		return nil
 	}
-	return usagef("unknown command %q (want decide, coverage, run, bot or version)", args[0])
+	return usagef("unknown command %q (want decide, coverage, run or version)", args[0])
 }
 
 // exitCode maps an error to an exit code, printing its one-line message.
