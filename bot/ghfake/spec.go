@@ -3,13 +3,11 @@ package ghfake
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -21,7 +19,11 @@ import (
 
 // specRelPath is where the trimmed GitHub description lives, relative to
 // the directory that holds go.mod.
-const specRelPath = "../shared/github-openapi/openapi-subset.json"
+// embeddedSpec is GitHub's REST description trimmed to gcloop's operations
+// (openapi/README.md says where it comes from).
+//
+//go:embed openapi/openapi-subset.json
+var embeddedSpec []byte
 
 // spec is the loaded GitHub description plus the routes built from it.
 type spec struct {
@@ -58,57 +60,16 @@ func loadSpec() (*spec, error) {
 		// Violation messages name the failing field; the schema and value
 		// dumps kin-openapi appends would run to pages.
 		openapi3.SchemaErrorDetailsDisabled = true
-		path, err := findSpec()
-		if err != nil {
-			specErr = err
-			return
-		}
-		specVal, specErr = parseSpec(path)
+		specVal, specErr = parseSpec(embeddedSpec)
 	})
 	return specVal, specErr
 }
 
-// findSpec walks up from the working directory (a test runs in its
-// package directory), then from this source file's directory, to the
-// module root (the directory holding go.mod) and returns the subset's path
-// there.
-func findSpec() (string, error) {
-	var starts []string
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		starts = append(starts, filepath.Dir(file))
-	}
-	var tried []string
-	for _, dir := range starts {
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				p := filepath.Join(dir, filepath.FromSlash(specRelPath))
-				if _, err := os.Stat(p); err == nil {
-					return p, nil
-				}
-				tried = append(tried, p)
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	if len(tried) == 0 {
-		return "", fmt.Errorf("ghfake: locate openapi subset: no go.mod above %q", starts)
-	}
-	return "", fmt.Errorf("ghfake: openapi subset missing: want %s", strings.Join(tried, " or "))
-}
-
-func parseSpec(path string) (*spec, error) {
+func parseSpec(data []byte) (*spec, error) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromFile(path)
+	doc, err := loader.LoadFromData(data)
 	if err != nil {
-		return nil, fmt.Errorf("ghfake: load openapi subset %s: %w", path, err)
+		return nil, fmt.Errorf("ghfake: load the embedded openapi subset: %w", err)
 	}
 	s := &spec{doc: doc}
 	for _, tmpl := range doc.Paths.InMatchingOrder() {

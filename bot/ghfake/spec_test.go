@@ -1,6 +1,11 @@
 package ghfake
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,4 +100,21 @@ func FuzzMatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEmbeddedSpecIsTheSharedOne keeps the embedded description equal to
+// the project's shared copy, where that copy sits beside the module.
+func TestEmbeddedSpecIsTheSharedOne(t *testing.T) {
+	t.Parallel()
+	shared, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "github-openapi", "openapi-subset.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Log("no shared copy beside the module: nothing to compare with")
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(shared, embeddedSpec) {
+		t.Error("bot/ghfake/openapi/openapi-subset.json differs from ../shared/github-openapi/openapi-subset.json: copy it again")
+	}
 }
