@@ -2,7 +2,7 @@
 //
 // A Server is a real HTTP server (httptest) that implements the operations
 // of GitHub's own REST description trimmed to what gcloop uses
-// (../shared/github-openapi/openapi-subset.json beside the module root). Tests
+// (a copy of ../shared/github-openapi/openapi-subset.json, embedded from openapi/). Tests
 // build the world (repositories, tokens, pulls, comments, runs, artifacts,
 // git objects), point go-github or the gcloop binary at URL (for example
 // through GITHUB_API_URL), and inspect what was done afterwards. Every
