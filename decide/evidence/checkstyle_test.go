@@ -53,12 +53,7 @@ func TestReadCheckstyleFixtures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run("The fixture "+tc.file+" is read.", func(t *testing.T) {
 			t.Parallel()
-			f, err := os.Open(filepath.Join("testdata", tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			ev, err := ReadCheckstyle(tc.file, f)
+			ev, err := ReadCheckstyle(tc.file, lnOpen(t, tc.file))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -234,12 +234,7 @@ func TestReadSARIFStaticcheckFixture(t *testing.T) {
 	t.Parallel()
 	// Written by `staticcheck -show-ignored -f sarif ./...` (v0.7.0); the
 	// first result is silenced by a //lint:ignore directive.
-	f, err := os.Open(filepath.Join("testdata", "sarif-staticcheck.sarif"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ev, err := ReadSARIF("sarif-staticcheck.sarif", f)
+	ev, err := ReadSARIF("sarif-staticcheck.sarif", lnOpen(t, "sarif-staticcheck.sarif"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,12 +264,7 @@ func TestReadSARIFStaticcheckCompileError(t *testing.T) {
 	t.Parallel()
 	// staticcheck reports a package that does not compile as a "compile"
 	// result without uri or rule: a warning by the SARIF defaults.
-	f, err := os.Open(filepath.Join("testdata", "sarif-staticcheck-compile.sarif"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ev, err := ReadSARIF("c.sarif", f)
+	ev, err := ReadSARIF("c.sarif", lnOpen(t, "sarif-staticcheck-compile.sarif"))
 	if err != nil {
 		t.Fatal(err)
 	}
