@@ -266,18 +266,24 @@ func (c *call) bodyText(raw json.RawMessage, resource string, required bool) (st
 	return text, true
 }
 
+// commentBody decodes a request {"body": ...} for an issue comment; on
+// failure the error answer is already sent.
+func (c *call) commentBody() (string, bool) {
+	var in struct {
+		Body json.RawMessage `json:"body"`
+	}
+	if !c.decode(&in) {
+		return "", false
+	}
+	return c.bodyText(in.Body, "IssueComment", true)
+}
+
 func (c *call) createComment() {
 	is, ok := c.issue()
 	if !ok {
 		return
 	}
-	var in struct {
-		Body json.RawMessage `json:"body"`
-	}
-	if !c.decode(&in) {
-		return
-	}
-	text, ok := c.bodyText(in.Body, "IssueComment", true)
+	text, ok := c.commentBody()
 	if !ok {
 		return
 	}
@@ -301,13 +307,7 @@ func (c *call) updateComment() {
 	if !ok {
 		return
 	}
-	var in struct {
-		Body json.RawMessage `json:"body"`
-	}
-	if !c.decode(&in) {
-		return
-	}
-	text, ok := c.bodyText(in.Body, "IssueComment", true)
+	text, ok := c.commentBody()
 	if !ok {
 		return
 	}
