@@ -22,7 +22,7 @@ func FuzzFindState(f *testing.F) {
 	f.Add(strings.Replace(m, "review", "other", 1), bot, "<!-- gcloop:state review e30 -->", bot)
 	f.Fuzz(func(t *testing.T, body1, login1, body2, login2 string) {
 		page := []*github.IssueComment{comment(1, login1, body1, t0), comment(2, login2, body2, t0)}
-		got, err := FindState(context.Background(), &fakeComments{pages: [][]*github.IssueComment{page}}, "o", "r", 1, "review", bot)
+		got, err := FindState(context.Background(), &fakeComments{pages: [][]*github.IssueComment{page}}, "o", "r", 1, "review", Trust{Login: bot})
 		if err != nil {
 			t.Fatal(err)
 		}
