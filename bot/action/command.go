@@ -167,7 +167,7 @@ func withState(body string, st *decide.State, top string, scope publish.Scope, k
 	}
 	head := publish.Header(st.ID)
 	rest, ok := strings.CutPrefix(body, head)
-	if !ok {
+	if !ok && !publish.Legacy(body) {
 		return "", fmt.Errorf("the report comment of %s does not start with its header", st.ID)
 	}
 	body = head + top + bannerRE.ReplaceAllString(rest, "")

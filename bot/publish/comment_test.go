@@ -220,6 +220,18 @@ func TestFindStateChoosesTheTrustedComment(t *testing.T) {
 			wantState: st2,
 		},
 		{
+			name:      "a report from before the header is read without a key",
+			pages:     [][]*github.IssueComment{{comment(3, bot, "<!-- gcloop:banner -->\n> **`/gc retry`** by x.\n\n## 🔁 gcloop review — FIX\n\ntext\n"+m2+"\n", t0)}},
+			wantID:    3,
+			wantState: st2,
+		},
+		{
+			name:      "forged: an old-style heading is not enough with a key",
+			key:       []byte("k1"),
+			pages:     [][]*github.IssueComment{{comment(3, bot, "## 🔁 gcloop review — FIX\n"+sealed(t, st2, scope7, "k1")+"\n", t0)}},
+			wantNotes: []string{misfit(3, "it does not start with gcloop's report header")},
+		},
+		{
 			name:      "a corrupt marker gives no state but keeps the comment to edit",
 			pages:     [][]*github.IssueComment{{comment(4, bot, rc, t0)}},
 			wantID:    4,

@@ -41,6 +41,10 @@ var sigLen = len(" "+sigPrefix) + base64.RawURLEncoding.EncodedLen(sha256.Size)
 // headerRE matches the header line of a loop's report comment.
 var headerRE = regexp.MustCompile(`\A<!-- gcloop:report ([A-Za-z0-9._-]{1,64}) -->\n`)
 
+// legacyRE matches the start of a report written before the header
+// existed: an optional command banner, then the report heading.
+var legacyRE = regexp.MustCompile(`\A(?:<!-- gcloop:banner -->\n[^\n]*\n\n)?## (?:✅|🔁|🛑|❔) gcloop `)
+
 // stateLineRE matches a state marker line as gcloop writes it: payload and
 // an optional signature field.
 var stateLineRE = regexp.MustCompile(`\A<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-Za-z0-9_-]*)(?: (` + sigPrefix + `[A-Za-z0-9_-]{43}))? -->\z`)
@@ -91,9 +95,12 @@ var (
 // stateLine checks that body has the shape gcloop renders for loop s.LoopID
 // — its header first, exactly one state marker, as the last line with
 // nothing after it but line breaks — and, with a key, a valid signature.
-// It returns the marker line.
+// It returns the marker line. Without a key, a report written before the
+// header existed (Legacy) is read too, so that loops survive the upgrade;
+// it is no weaker, since without a key the header is as easy to copy as
+// the heading.
 func stateLine(body string, s Scope, key []byte) (string, error) {
-	if m := headerRE.FindStringSubmatch(body); m == nil || m[1] != s.LoopID {
+	if m := headerRE.FindStringSubmatch(body); (m == nil || m[1] != s.LoopID) && (len(key) > 0 || !Legacy(body)) {
 		return "", errNoHeader
 	}
 	if len(anyStateRE.FindAllStringIndex(body, 2)) > 1 {
@@ -135,3 +142,7 @@ func ReplaceState(body string, st *decide.State, s Scope, key []byte) (string, e
 	i := strings.LastIndex(body, old)
 	return body[:i] + marker + body[i+len(old):], nil
 }
+
+// Legacy reports whether body is a report comment written before the
+// header existed; the next write gives it the header.
+func Legacy(body string) bool { return legacyRE.MatchString(body) }
