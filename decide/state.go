@@ -170,8 +170,10 @@ func (s *State) Encode(w io.Writer) error {
 	return enc.Encode(s)
 }
 
-// markerRE matches a state marker: <!-- gcloop:state <id> <base64url> -->.
-var markerRE = regexp.MustCompile(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-Za-z0-9_-]*={0,2}) -->`)
+// markerRE matches a state marker: <!-- gcloop:state <id> <base64url> -->,
+// optionally with a signature field before the end (<!-- gcloop:state <id>
+// <base64url> <signature> -->, see bot/publish), which decoding ignores.
+var markerRE = regexp.MustCompile(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-Za-z0-9_-]*={0,2})(?: [A-Za-z0-9_-]{1,100})? -->`)
 
 // Marker renders the hidden HTML comment that carries the state.
 func (s *State) Marker() (string, error) {

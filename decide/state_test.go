@@ -74,6 +74,23 @@ func TestStateMarkerRoundTrip(t *testing.T) {
 	}
 }
 
+func TestParseMarkerReadsASignedMarker(t *testing.T) {
+	t.Parallel()
+	st := NewState(Review, "review", 3)
+	m, err := st.Marker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := strings.TrimSuffix(m, " -->") + " hmac-c2lnbmF0dXJl -->"
+	got, err := ParseMarker("report\n"+signed+"\n", "review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(st, got); diff != "" {
+		t.Errorf("signed marker (-want +got):\n%s", diff)
+	}
+}
+
 func TestCorruptStateMarkers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

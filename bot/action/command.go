@@ -84,7 +84,11 @@ func (r *Runner) runCommand(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("get pull request #%d: %w", ev.Number, err)
 	}
 	pull := pullFrom(pr)
-	found, err := publish.FindState(ctx, r.GH.Issues, r.Ctx.Owner, r.Ctx.Repo, pull.Number, id, r.BotLogin)
+	trust, err := r.trust(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the report comment: %w", err)
+	}
+	found, err := publish.FindState(ctx, r.GH.Issues, r.Ctx.Owner, r.Ctx.Repo, pull.Number, id, trust)
 	if err != nil {
 		return nil, fmt.Errorf("read the report comment: %w", err)
 	}
@@ -128,7 +132,7 @@ func (r *Runner) runCommand(ctx context.Context) (*Result, error) {
 		}
 	}
 	if eff.Action != nil || cmd.Verb == command.Status {
-		body, err := withState(found.Comment.GetBody(), eff.State, banner(cmd, ev.Author, eff))
+		body, err := withState(found.Comment.GetBody(), eff.State, banner(cmd, ev.Author, eff), r.scope(pull.Number), trust.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -136,12 +140,16 @@ func (r *Runner) runCommand(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("update the report comment: %w", err)
 		}
 	}
+	if eff.Action != nil && (cmd.Verb == command.Approve || cmd.Verb == command.Abort) {
+		r.closeSettled(ctx, res, pull, eff.State)
+	}
 	r.react(ctx, res, ev.CommentID, "rocket")
 	return res, nil
 }
 
-// bannerRE matches the command banner gcloop puts on top of a report.
-var bannerRE = regexp.MustCompile(`(?m)\A<!-- gcloop:banner -->\n[^\n]*\n\n`)
+// bannerRE matches the command banner gcloop puts on top of a report,
+// right after its header.
+var bannerRE = regexp.MustCompile(`\A<!-- gcloop:banner -->\n[^\n]*\n\n`)
 
 // banner is the line that says which command last changed the loop.
 func banner(cmd command.Command, author string, eff command.Effect) string {
@@ -149,23 +157,39 @@ func banner(cmd command.Command, author string, eff command.Effect) string {
 	return fmt.Sprintf("<!-- gcloop:banner -->\n> **`/gc %s`** by %s: %s.\n\n", cmd.Verb, decide.EscapeInline("@"+author), what)
 }
 
-// withState puts the new state marker and banner into the report body.
-func withState(body string, st *decide.State, top string) (string, error) {
-	small := publish.CompactState(st, publish.StateBudget)
-	marker, err := small.Marker()
+// withState puts the new state (sealed with key over scope, through
+// publish.ReplaceState, which owns the marker) and the banner, right after
+// the header, into the report body.
+func withState(body string, st *decide.State, top string, scope publish.Scope, key []byte) (string, error) {
+	body, err := publish.ReplaceState(body, st, scope, key)
 	if err != nil {
 		return "", err
 	}
-	re := regexp.MustCompile(`<!-- gcloop:state ` + regexp.QuoteMeta(st.ID) + ` [A-Za-z0-9_=-]* -->`)
-	if !re.MatchString(body) {
-		return "", fmt.Errorf("the report comment holds no state marker of %s", st.ID)
+	head := publish.Header(st.ID)
+	rest, ok := strings.CutPrefix(body, head)
+	if !ok && !publish.Legacy(body) {
+		return "", fmt.Errorf("the report comment of %s does not start with its header", st.ID)
 	}
-	body = re.ReplaceAllLiteralString(body, marker)
-	body = top + bannerRE.ReplaceAllString(body, "")
+	body = head + top + bannerRE.ReplaceAllString(rest, "")
 	if len(body) > decide.CommentLimit {
 		return "", fmt.Errorf("the report comment would exceed %d bytes", decide.CommentLimit)
 	}
 	return body, nil
+}
+
+// closeSettled closes the open fix issues of a loop /gc approve or
+// /gc abort just settled (DESIGN §2): they stay closed, since a settled
+// loop opens none. A failure is noted; the next run closes them.
+func (r *Runner) closeSettled(ctx context.Context, res *Result, pull *Pull, st *decide.State) {
+	last := st.Last()
+	if last == nil || !openIssuesRecorded(st.Rounds) {
+		return
+	}
+	spec := publish.SyncSpec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, PR: pull.Number, LoopID: st.ID, Loop: st.Loop,
+		Round: last.N, Converged: true, BotLogin: r.BotLogin, CloseNote: settledNote(st.Loop, st.ID, pull.Number, st.Status)}
+	if _, err := publish.SyncIssues(ctx, r.GH.Issues, spec); err != nil {
+		res.Notes = append(res.Notes, "the fix issues could not all be closed (the next run retries): "+err.Error())
+	}
 }
 
 // reply posts a comment on the PR.

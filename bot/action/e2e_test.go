@@ -282,7 +282,8 @@ func TestReviewLoopEndToEnd(t *testing.T) {
 			titles = append(titles, is.Title)
 		}
 	}
-	wantTitles := []string{fmt.Sprintf("gcloop: fix cart.go (PR #%d, round 1)", w.pr), fmt.Sprintf("gcloop: fix pay.go (PR #%d, round 1)", w.pr)}
+	// The most severe first (DESIGN §5.2): pay.go has the critical finding.
+	wantTitles := []string{fmt.Sprintf("gcloop: fix pay.go (PR #%d, round 1)", w.pr), fmt.Sprintf("gcloop: fix cart.go (PR #%d, round 1)", w.pr)}
 	if strings.Join(titles, "|") != strings.Join(wantTitles, "|") {
 		t.Fatalf("issue titles %q, want %q", titles, wantTitles)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
 )
@@ -19,7 +20,8 @@ import (
 var InputNames = []string{
 	"token", "loop", "id", "evidence", "artifacts", "run-id", "max-rounds", "threshold",
 	"target", "layer", "stall", "issues", "labels", "commit", "test-patterns", "dispatch",
-	"comment", "fail-on", "config", "timeout", "dry-run", "discoveries",
+	"comment", "fail-on", "config", "timeout", "dry-run", "discoveries", "max-issues", "state-key",
+	"bot-login",
 }
 
 // Options are the action's inputs, gathered and validated in one place.
@@ -38,6 +40,12 @@ type Options struct {
 	// Discoveries is a discoveries.ndjson to append gc_decision and
 	// fix_applied lines to; "" = none.
 	Discoveries string
+	// StateKey is the state-key secret: the state is signed and only
+	// signed state is trusted (DESIGN §4); "" = unsigned.
+	StateKey string
+	// BotLogin is the bot-login input: the identity of an App
+	// installation token handed to the action; "" = told by the token.
+	BotLogin string
 	// Overrides are the inputs that layer over the configuration file.
 	Overrides config.Overrides
 }
@@ -46,7 +54,8 @@ type Options struct {
 // flags of the same names) and validates them. Every problem names the
 // input.
 func Gather(get func(name string) string) (*Options, error) {
-	o := &Options{Token: get("token"), ID: get("id"), Config: get("config"), Discoveries: get("discoveries")}
+	o := &Options{Token: get("token"), ID: get("id"), Config: get("config"), Discoveries: get("discoveries"),
+		StateKey: get("state-key"), BotLogin: get("bot-login")}
 	var errs []string
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Sprintf("input %s: "+format, append([]any{name}, args...)...))
@@ -57,6 +66,9 @@ func Gather(get func(name string) string) (*Options, error) {
 			bad("loop", "%v", err)
 		}
 		o.Loop = l
+	}
+	if o.BotLogin != "" && !identity.ValidLogin(o.BotLogin) {
+		bad("bot-login", "%q: want a GitHub login such as my-app[bot]", o.BotLogin)
 	}
 	if o.ID != "" && !decide.ValidID(o.ID) {
 		bad("id", "%q: want 1–64 letters, digits, '.', '_' or '-'", o.ID)
@@ -96,6 +108,10 @@ func Gather(get func(name string) string) (*Options, error) {
 	ov.Threshold = floatInput(get, "threshold", bad)
 	ov.Target = floatInput(get, "target", bad)
 	ov.Stall = intInput(get, "stall", bad)
+	ov.MaxIssues = intInput(get, "max-issues", bad)
+	if ov.MaxIssues != nil && (*ov.MaxIssues < 1 || *ov.MaxIssues > config.MaxIssuesCap) {
+		bad("max-issues", "%d: want 1–%d", *ov.MaxIssues, config.MaxIssuesCap)
+	}
 	if s := get("layer"); s != "" {
 		l := strings.ToUpper(s)
 		if _, err := decide.LayerTarget(l); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/artifact"
+	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
 	"github.com/gcloop/gcloop/coverage/guard"
@@ -19,10 +20,6 @@ import (
 	"github.com/gcloop/gcloop/internal/load"
 	"github.com/google/go-github/v62/github"
 )
-
-// DefaultBotLogin is the identity GITHUB_TOKEN writes as; a GitHub App
-// writes as "<app-slug>[bot]" (set GCLOOP_BOT_LOGIN).
-const DefaultBotLogin = "github-actions[bot]"
 
 // reserve is kept from the timeout to write the outputs of a cut-short run.
 const reserve = 5 * time.Second
@@ -36,9 +33,30 @@ type Runner struct {
 	// Plain fetches artifact blobs; it never carries the token.
 	Plain *http.Client
 	// Out receives the log and, in a dry run, what would be done.
-	Out      io.Writer
-	Now      func() time.Time
+	Out io.Writer
+	Now func() time.Time
+	// BotLogin is gcloop's identity; "" resolves it from the token and
+	// the bot-login input (identity.Resolve) on first use, never in a dry
+	// run.
 	BotLogin string
+}
+
+// trust returns whose report comments are gcloop's: the identity,
+// resolved once with at most one request, and the state-key.
+func (r *Runner) trust(ctx context.Context) (publish.Trust, error) {
+	if r.BotLogin == "" {
+		login, err := identity.Resolve(ctx, r.GH.Users, r.Opts.Token, r.Opts.BotLogin)
+		if err != nil {
+			return publish.Trust{}, err
+		}
+		r.BotLogin = login
+	}
+	return publish.Trust{Login: r.BotLogin, Key: []byte(r.Opts.StateKey)}, nil
+}
+
+// scope is what the state of the PR is signed over.
+func (r *Runner) scope(pr int) publish.Scope {
+	return publish.Scope{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, PR: pr}
 }
 
 // Result is what a run did.
@@ -127,7 +145,10 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 
 	var found publish.Found
 	if r.GH != nil && pull != nil && res.APIError == nil {
-		found, err = publish.FindState(ctx, r.GH.Issues, r.Ctx.Owner, r.Ctx.Repo, pull.Number, id, r.BotLogin)
+		trust, err := r.trust(ctx)
+		if err == nil {
+			found, err = publish.FindState(ctx, r.GH.Issues, r.Ctx.Owner, r.Ctx.Repo, pull.Number, id, trust)
+		}
 		if err != nil {
 			res.apiDown(fmt.Errorf("read the report comment: %w", err))
 		}
@@ -168,17 +189,18 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if loop == decide.Coverage && set.Commit && pull != nil && final == "" {
 		r.judgeChanges(ctx, res, pull, history)
 	}
-	if final == decide.StateAborted {
-		// An aborted loop changes nothing on GitHub but its report.
-	} else if set.Issues && pull != nil {
-		r.syncIssues(ctx, res, pull)
+	// Whether fix issues of earlier rounds may still be open: also those
+	// of the round this run replaces (a re-run after /gc approve).
+	recorded := openIssuesRecorded(st.Rounds)
+	if pull != nil && (set.Issues || recorded) {
+		r.syncIssues(ctx, res, pull, recorded, final)
 	} else if set.Issues && r.GH == nil {
 		// A dry run outside a pull request event still shows the issues,
 		// planned for a stand-in pull request.
 		saved := *r.Ctx
 		r.Ctx.Owner, r.Ctx.Repo = or(r.Ctx.Owner, "OWNER"), or(r.Ctx.Repo, "REPO")
 		res.Notes = append(res.Notes, fmt.Sprintf("dry run without a pull request: issues planned for a stand-in #1 of %s/%s", r.Ctx.Owner, r.Ctx.Repo))
-		r.syncIssues(ctx, res, &Pull{Number: 1})
+		r.syncIssues(ctx, res, &Pull{Number: 1}, false, final)
 		*r.Ctx = saved
 	}
 	rec := d.Record()
@@ -192,13 +214,22 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	d.History = append(append([]decide.RoundRecord{}, history...), rec)
 
-	if res.Commit != "" && set.Dispatch != "" {
+	switch {
+	case res.Commit == "" || set.Dispatch == "":
+	case d.Round >= d.MaxRounds:
+		// Past the cap (grants included) no next round starts (DESIGN §2).
+		d.Notes = append(d.Notes, fmt.Sprintf("round %d is at the cap of %d rounds: the next round was not dispatched (/gc retry grants one)", d.Round, d.MaxRounds))
+	default:
 		r.dispatch(ctx, res, pull)
 	}
 	if ctx.Err() != nil {
 		r.partial(d, ctx.Err())
 	}
-	body, err := publish.Body(d, st, r.Ctx.BlobURL(sha))
+	prNumber := 0
+	if pull != nil {
+		prNumber = pull.Number
+	}
+	body, err := publish.Body(d, st, r.Ctx.BlobURL(sha), r.scope(prNumber), []byte(r.Opts.StateKey))
 	if err != nil {
 		return nil, fmt.Errorf("render the report: %w", err)
 	}
@@ -483,16 +514,28 @@ func escalate(d *decide.Decision, why string) {
 }
 
 // syncIssues opens, updates and closes the fix issues (DESIGN §5.2).
-func (r *Runner) syncIssues(ctx context.Context, res *Result, pull *Pull) {
+// recorded says whether earlier rounds recorded issues that may be open;
+// final is the status of a settled loop (approved, aborted) or "".
+// Converged and settled loops close every open fix issue; an escalation
+// leaves them to the person who takes over.
+func (r *Runner) syncIssues(ctx context.Context, res *Result, pull *Pull, recorded bool, final string) {
 	d := res.Decision
 	spec := publish.SyncSpec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, PR: pull.Number, PRURL: pull.HTMLURL,
-		LoopID: d.ID, Loop: d.Loop, Round: d.Round, Tasks: d.Tasks, Converged: d.Outcome == decide.Converge,
-		Labels: res.Settings.Labels, DryRun: r.GH == nil, BotLogin: r.BotLogin}
-	if d.Outcome == decide.Escalate && len(d.Tasks) == 0 {
+		LoopID: d.ID, Loop: d.Loop, Round: d.Round, Tasks: d.Tasks,
+		Converged: d.Outcome == decide.Converge || final == decide.StateAborted,
+		Labels:    res.Settings.Labels, DryRun: r.GH == nil, BotLogin: r.BotLogin,
+		MaxIssues: res.Settings.MaxIssues, Severity: taskSeverity(d)}
+	if final != "" {
+		spec.CloseNote = settledNote(d.Loop, d.ID, pull.Number, final)
+	}
+	if !spec.Converged && len(d.Tasks) == 0 {
 		return // escalations keep the open issues as they are
 	}
-	if d.Outcome == decide.Converge && !anyIssues(d.History) {
+	if spec.Converged && !recorded {
 		return // nothing to close: a converged round costs no issue request
+	}
+	if !spec.Converged && !res.Settings.Issues {
+		return
 	}
 	var out publish.SyncResult
 	var err error
@@ -502,6 +545,9 @@ func (r *Runner) syncIssues(ctx context.Context, res *Result, pull *Pull) {
 		out, err = publish.SyncIssues(ctx, nil, spec)
 	}
 	res.Planned = out.Planned
+	if len(out.Skipped) > 0 {
+		d.Notes = append(d.Notes, skippedNote(out.Skipped, spec.MaxIssues))
+	}
 	// The round's issues: those it created and the open ones its tasks
 	// map to (a re-run creates none but keeps them).
 	seen := map[int]bool{}
@@ -538,14 +584,77 @@ func (r *Runner) dispatch(ctx context.Context, res *Result, pull *Pull) {
 	res.Dispatched = true
 }
 
-// anyIssues reports whether an earlier round opened fix issues.
-func anyIssues(rs []decide.RoundRecord) bool {
-	for _, r := range rs {
-		if len(r.Issues) > 0 {
+// settledNote is the comment that closes a fix issue of a loop settled
+// with /gc approve or /gc abort.
+func settledNote(loop decide.Loop, id string, pr int, status string) string {
+	verb := map[string]string{decide.StateApproved: "approve", decide.StateAborted: "abort"}[status]
+	return fmt.Sprintf("Closed: the %s loop `%s` on #%d was %s with `/gc %s`; it starts no further fix round.", loop, id, pr, status, verb)
+}
+
+// openIssuesRecorded reports whether recorded rounds opened fix issues
+// that no later converged round closed.
+func openIssuesRecorded(rs []decide.RoundRecord) bool {
+	for i := len(rs) - 1; i >= 0; i-- {
+		if len(rs[i].Issues) > 0 {
 			return true
+		}
+		if rs[i].Decision == decide.Converge {
+			return false
 		}
 	}
 	return false
+}
+
+// taskSeverity ranks the tasks of a decision by the most severe finding
+// each one fixes: a finding of one of its files, or one it lists.
+func taskSeverity(d *decide.Decision) map[string]decide.Severity {
+	byFile := map[string]decide.Severity{}
+	byText := map[string]decide.Severity{}
+	worse := func(m map[string]decide.Severity, k string, s decide.Severity) {
+		if old, ok := m[k]; !ok || s < old {
+			m[k] = s
+		}
+	}
+	for _, f := range d.Findings {
+		if f.File != "" {
+			worse(byFile, f.File, f.Severity)
+		}
+		worse(byText, f.String(), f.Severity)
+	}
+	out := map[string]decide.Severity{}
+	for _, t := range d.Tasks {
+		for _, f := range t.TargetFiles {
+			if s, ok := byFile[f]; ok {
+				worse(out, t.ID, s)
+			}
+		}
+		for _, f := range t.Findings {
+			if s, ok := byText[f]; ok {
+				worse(out, t.ID, s)
+			}
+		}
+	}
+	return out
+}
+
+// maxSkippedListed bounds the tasks named in the note about tasks over
+// max-issues; the rest are counted.
+const maxSkippedListed = 100
+
+// skippedNote lists the tasks that got no issue because of max-issues.
+func skippedNote(skipped []publish.PlannedIssue, limit int) string {
+	if limit <= 0 {
+		limit = publish.DefaultMaxIssues
+	}
+	names := make([]string, 0, min(len(skipped), maxSkippedListed)+1)
+	for _, p := range skipped[:min(len(skipped), maxSkippedListed)] {
+		names = append(names, p.TaskID+" ("+strings.TrimPrefix(p.Title, "gcloop: ")+")")
+	}
+	if n := len(skipped) - maxSkippedListed; n > 0 {
+		names = append(names, fmt.Sprintf("and %d more", n))
+	}
+	return fmt.Sprintf("max-issues %d: %d more task(s) got no fix issue this round (most severe first were opened): %s",
+		limit, len(skipped), strings.Join(names, "; "))
 }
 
 func lastWith(rs []decide.RoundRecord, ok func(decide.RoundRecord) bool) *decide.RoundRecord {

@@ -130,6 +130,10 @@ func (s *Server) dispatch(c *call) {
 		c.rateLimit()
 		return
 	}
+	if c.op == "users/get-authenticated" {
+		c.authenticatedUser()
+		return
+	}
 	r, ok := s.repos[strings.ToLower(c.params["owner"]+"/"+c.params["repo"])]
 	if !ok {
 		c.notFound()
@@ -1342,4 +1346,24 @@ func (c *call) rateLimit() {
 		res[name] = obj{"limit": limit, "used": 0, "remaining": limit, "reset": reset}
 	}
 	c.json(http.StatusOK, obj{"resources": res, "rate": core})
+}
+
+// authenticatedUser answers GET /user: the token's user as a public
+// profile; a bot's token (GITHUB_TOKEN, an App installation) gets 403 as
+// on GitHub, whose App identity comes from GET /app instead.
+func (c *call) authenticatedUser() {
+	if c.s.user(c.login).bot {
+		writeError(c.w, http.StatusForbidden, "Resource not accessible by integration",
+			"https://docs.github.com/rest/users/users#get-the-authenticated-user")
+		return
+	}
+	u := c.s.userJSON(c.login)
+	u["user_view_type"] = "public"
+	for _, k := range []string{"name", "company", "blog", "location", "email", "hireable", "bio"} {
+		u[k] = nil
+	}
+	u["blog"] = ""
+	u["public_repos"], u["public_gists"], u["followers"], u["following"] = 0, 0, 0, 0
+	u["created_at"], u["updated_at"] = ts(c.s.now()), ts(c.s.now())
+	c.json(http.StatusOK, u)
 }

@@ -45,22 +45,29 @@ type Found struct {
 }
 
 // FindState reads the comments of PR pr page by page (100 a page,
-// following Response.NextPage) and returns the report comment of loopID
-// written by botLogin, with its decoded state.
+// following Response.NextPage) and returns loopID's report comment
+// written by gcloop, with its decoded state (DESIGN §4).
 //
-//   - Only comments whose author login equals botLogin (ASCII
-//     case-insensitively, nothing added or stripped) are trusted; a marker
-//     of loopID in anyone else's comment is ignored and noted.
-//   - A corrupt marker gives State nil and a note: the loop starts from
-//     round 1, and Comment is still set so that the next report replaces
-//     it instead of adding a second one.
-//   - Several bot comments with the marker: the newest readable one wins
-//     (newest by creation time, then id); with none readable, the newest.
-//     A note names the others, which are left alone.
+//   - Only comments whose author login equals trust.Login (ASCII
+//     case-insensitively, nothing added or stripped) can be gcloop's; a
+//     marker of loopID in anyone else's comment is ignored and noted.
+//   - Such a comment must also have gcloop's shape — Header(loopID) first,
+//     one state marker, as the last line — and, when trust.Key is set, a
+//     valid signature over the repository, PR and loop id. One that fails
+//     is not gcloop's (github-actions[bot] is shared by every workflow of
+//     the repository): it is ignored, never returned for editing, and
+//     noted without quoting it.
+//   - A corrupt state in a trusted comment gives State nil and a note: the
+//     loop starts from round 1, and Comment is still set so that the next
+//     report replaces it instead of adding a second one.
+//   - Several trusted comments: the oldest readable one wins (oldest by
+//     creation time, then id) — a later copy cannot take over a loop;
+//     with none readable, the oldest. A note names the others, which are
+//     left alone.
 //
-// Every page is read, because a newer duplicate may follow the first
-// match; a PR whose comments fit in one page costs exactly one request.
-func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int, loopID, botLogin string) (Found, error) {
+// Every page is read, because an older comment may follow on a later
+// page; a PR whose comments fit in one page costs exactly one request.
+func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int, loopID string, trust Trust) (Found, error) {
 	switch {
 	case owner == "" || repo == "":
 		return Found{}, fmt.Errorf("find state: repository %q/%q is incomplete, want owner and name", owner, repo)
@@ -68,18 +75,19 @@ func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int,
 		return Found{}, fmt.Errorf("find state: pull request number %d, want a positive number", pr)
 	case !decide.ValidID(loopID):
 		return Found{}, fmt.Errorf("find state: loop id %q is not 1–64 letters, digits, '.', '_' or '-'", loopID)
-	case botLogin == "":
+	case trust.Login == "":
 		return Found{}, errors.New("find state: the bot login is empty, want the login of the token's user")
 	}
+	scope := Scope{Owner: owner, Repo: repo, PR: pr, LoopID: loopID}
 	type candidate struct {
 		c   *github.IssueComment
 		st  *decide.State
 		err error
 	}
 	var (
-		cands   []candidate
-		notes   []string
-		ignored int
+		cands            []candidate
+		notes            []string
+		ignored, misfits int
 	)
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: commentsPerPage}}
 	for pages := 1; ; pages++ {
@@ -91,18 +99,28 @@ func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int,
 			if c == nil {
 				continue
 			}
-			st, perr := decide.ParseMarker(c.GetBody(), loopID)
+			_, perr := decide.ParseMarker(c.GetBody(), loopID)
 			if errors.Is(perr, decide.ErrNoMarker) {
 				continue
 			}
-			if !strings.EqualFold(c.GetUser().GetLogin(), botLogin) {
+			if !strings.EqualFold(c.GetUser().GetLogin(), trust.Login) {
 				ignored++
 				if ignored <= maxIgnoredNotes {
 					notes = append(notes, fmt.Sprintf("state marker of loop `%s` in comment %d by `%s` ignored: only comments by `%s` are trusted",
-						loopID, c.GetID(), safeLogin(c.GetUser().GetLogin()), safeLogin(botLogin)))
+						loopID, c.GetID(), safeLogin(c.GetUser().GetLogin()), safeLogin(trust.Login)))
 				}
 				continue
 			}
+			line, serr := stateLine(c.GetBody(), scope, trust.Key)
+			if serr != nil {
+				misfits++
+				if misfits <= maxIgnoredNotes {
+					notes = append(notes, fmt.Sprintf("comment %d by `%s` carries a state marker of loop `%s` but is not gcloop's report (%v): ignored and left alone",
+						c.GetID(), safeLogin(trust.Login), loopID, serr))
+				}
+				continue
+			}
+			st, perr := decide.ParseMarker(line, loopID)
 			cands = append(cands, candidate{c: c, st: st, err: perr})
 		}
 		if resp == nil || resp.NextPage == 0 {
@@ -119,15 +137,18 @@ func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int,
 	if ignored > maxIgnoredNotes {
 		notes = append(notes, fmt.Sprintf("%d more state markers of loop `%s` in comments by other accounts ignored", ignored-maxIgnoredNotes, loopID))
 	}
+	if misfits > maxIgnoredNotes {
+		notes = append(notes, fmt.Sprintf("%d more comments by `%s` with a state marker of loop `%s` that are not gcloop's report ignored", misfits-maxIgnoredNotes, safeLogin(trust.Login), loopID))
+	}
 	if len(cands) == 0 {
 		return Found{Notes: notes}, nil
 	}
-	newer := func(a, b *github.IssueComment) bool {
+	older := func(a, b *github.IssueComment) bool {
 		ta, tb := a.GetCreatedAt().Time, b.GetCreatedAt().Time
 		if !ta.IsZero() && !tb.IsZero() && !ta.Equal(tb) {
-			return ta.After(tb)
+			return ta.Before(tb)
 		}
-		return a.GetID() > b.GetID()
+		return a.GetID() < b.GetID()
 	}
 	best := -1
 	for i, k := range cands {
@@ -138,7 +159,7 @@ func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int,
 			if k.err == nil {
 				best = i
 			}
-		case newer(k.c, cands[best].c):
+		case older(k.c, cands[best].c):
 			best = i
 		}
 	}
@@ -151,14 +172,14 @@ func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int,
 			}
 		}
 		notes = append(notes, fmt.Sprintf("%d comments by `%s` carry the state of loop `%s`; used comment %d, left comment(s) %s as they are",
-			len(cands), safeLogin(botLogin), loopID, win.c.GetID(), strings.Join(others, ", ")))
+			len(cands), safeLogin(trust.Login), loopID, win.c.GetID(), strings.Join(others, ", ")))
 	}
 	for i, k := range cands {
-		if k.err != nil && (i == best || newer(k.c, win.c)) {
+		if k.err != nil && (i == best || older(k.c, win.c)) {
 			if i == best {
 				notes = append(notes, fmt.Sprintf("unreadable state in comment %d (%v): the loop started from round 1", k.c.GetID(), k.err))
 			} else {
-				notes = append(notes, fmt.Sprintf("unreadable state in the newer comment %d (%v): used the older readable one", k.c.GetID(), k.err))
+				notes = append(notes, fmt.Sprintf("unreadable state in the older comment %d (%v): used the newer readable one", k.c.GetID(), k.err))
 			}
 		}
 	}
@@ -199,15 +220,15 @@ func Upsert(ctx context.Context, api commentsAPI, owner, repo string, pr int, ex
 }
 
 // StateBudget is the most bytes the state marker takes in the report
-// comment; CompactState shrinks older history to fit it, which leaves
-// about 48 KiB of the 64 KiB comment to the report itself.
+// comment, signature included; CompactState shrinks older history to fit
+// it, which leaves about 48 KiB of the 64 KiB comment to the report itself.
 const StateBudget = 16 << 10
 
-// Body renders the report comment of a decision: the state compacted to
-// StateBudget, its marker as the last line, the report compacted to
-// decide.CommentLimit. st.ID must be a valid loop id, or the marker could
-// not be found again.
-func Body(d *decide.Decision, st *decide.State, blobURL string) (string, error) {
+// Body renders the report comment of a decision: Header(st.ID) first, the
+// report compacted to decide.CommentLimit, and the state, compacted to
+// StateBudget and sealed over s with key (Seal), as the last line. st.ID
+// must be a valid loop id, or the comment could not be found again.
+func Body(d *decide.Decision, st *decide.State, blobURL string, s Scope, key []byte) (string, error) {
 	if d == nil {
 		return "", errors.New("report comment: no decision")
 	}
@@ -217,13 +238,15 @@ func Body(d *decide.Decision, st *decide.State, blobURL string) (string, error) 
 	if !decide.ValidID(st.ID) {
 		return "", fmt.Errorf("report comment: state loop id %q is not 1–64 letters, digits, '.', '_' or '-'", st.ID)
 	}
-	marker, err := CompactState(st, StateBudget).Marker()
+	s.LoopID = st.ID
+	marker, err := Seal(CompactState(st, StateBudget-sigLen), s, key)
 	if err != nil {
 		return "", fmt.Errorf("report comment: encode the state: %w", err)
 	}
-	body, err := decide.RenderMarkdown(d, decide.ReportOptions{BlobURL: blobURL, MaxBytes: decide.CommentLimit, Marker: marker})
+	head := Header(st.ID)
+	body, err := decide.RenderMarkdown(d, decide.ReportOptions{BlobURL: blobURL, MaxBytes: decide.CommentLimit - len(head), Marker: marker})
 	if err != nil {
 		return "", fmt.Errorf("report comment: %w", err)
 	}
-	return body, nil
+	return head + body, nil
 }

@@ -105,9 +105,14 @@ func TestFindStateChoosesTheTrustedComment(t *testing.T) {
 	other := testState(t, "security", 3)
 	m1, m2, mo := marker(t, st1), marker(t, st2), marker(t, other)
 	corrupt := "<!-- gcloop:state review eyJub3QiOiJzdGF0ZSJ9 -->" // {"not":"state"}
+	r1, r2, rc := report("review", m1), report("review", m2), report("review", corrupt)
+	misfit := func(id int64, why string) string {
+		return fmt.Sprintf("comment %d by `github-actions[bot]` carries a state marker of loop `review` but is not gcloop's report (%s): ignored and left alone", id, why)
+	}
 	tests := []struct {
 		name      string
 		pages     [][]*github.IssueComment
+		key       []byte
 		wantID    int64 // 0: no comment
 		wantState *decide.State
 		wantNotes []string
@@ -118,79 +123,149 @@ func TestFindStateChoosesTheTrustedComment(t *testing.T) {
 		},
 		{
 			name:      "the bot's comment with the marker is found",
-			pages:     [][]*github.IssueComment{{comment(1, "alice", "lgtm", t0), comment(2, bot, "report\n"+m1, t0)}},
+			pages:     [][]*github.IssueComment{{comment(1, "alice", "lgtm", t0), comment(2, bot, r1, t0)}},
 			wantID:    2,
 			wantState: st1,
 		},
 		{
 			name:      "the login is compared case-insensitively",
-			pages:     [][]*github.IssueComment{{comment(2, "GitHub-Actions[BOT]", "report\n"+m1, t0)}},
+			pages:     [][]*github.IssueComment{{comment(2, "GitHub-Actions[BOT]", r1, t0)}},
 			wantID:    2,
 			wantState: st1,
 		},
 		{
 			name:   "a marker by another author is ignored and noted",
-			pages:  [][]*github.IssueComment{{comment(5, "mallory", "fake\n"+m2, t0.Add(time.Hour)), comment(2, bot, m1, t0)}},
+			pages:  [][]*github.IssueComment{{comment(5, "mallory", r2, t0.Add(-time.Hour)), comment(2, bot, r1, t0)}},
 			wantID: 2, wantState: st1,
 			wantNotes: []string{"state marker of loop `review` in comment 5 by `mallory` ignored: only comments by `github-actions[bot]` are trusted"},
 		},
 		{
 			name:  "the bare name of the bot app is another account",
-			pages: [][]*github.IssueComment{{comment(5, "github-actions", m2, t0)}},
+			pages: [][]*github.IssueComment{{comment(5, "github-actions", r2, t0)}},
 			wantNotes: []string{
 				"state marker of loop `review` in comment 5 by `github-actions` ignored: only comments by `github-actions[bot]` are trusted"},
 		},
 		{
 			name:  "a hostile login is quoted without characters that could ping or break out",
-			pages: [][]*github.IssueComment{{comment(5, "@alice`<b>", m2, t0)}},
+			pages: [][]*github.IssueComment{{comment(5, "@alice`<b>", r2, t0)}},
 			wantNotes: []string{
 				"state marker of loop `review` in comment 5 by `?alice??b?` ignored: only comments by `github-actions[bot]` are trusted"},
 		},
 		{
 			name:  "a comment without an author is not trusted",
-			pages: [][]*github.IssueComment{{{ID: github.Int64(7), Body: github.String(m1)}}},
+			pages: [][]*github.IssueComment{{{ID: github.Int64(7), Body: github.String(r1)}}},
 			wantNotes: []string{
 				"state marker of loop `review` in comment 7 by `(unknown)` ignored: only comments by `github-actions[bot]` are trusted"},
 		},
 		{
 			name:  "the marker of another loop id is not this loop's",
-			pages: [][]*github.IssueComment{{comment(3, bot, mo, t0)}},
+			pages: [][]*github.IssueComment{{comment(3, bot, report("security", mo), t0)}},
+		},
+		{
+			name:      "forged: the header is missing",
+			pages:     [][]*github.IssueComment{{comment(3, bot, "echo of an issue title\n"+m2+"\n", t0), comment(4, bot, r1, t0.Add(time.Hour))}},
+			wantID:    4,
+			wantState: st1,
+			wantNotes: []string{misfit(3, "it does not start with gcloop's report header")},
+		},
+		{
+			name:      "forged: the header of another loop id",
+			pages:     [][]*github.IssueComment{{comment(3, bot, Header("security")+m2, t0)}},
+			wantNotes: []string{misfit(3, "it does not start with gcloop's report header")},
+		},
+		{
+			name:      "forged: the marker is not the last line",
+			pages:     [][]*github.IssueComment{{comment(3, bot, Header("review")+m2+"\nmore text", t0)}},
+			wantNotes: []string{misfit(3, "its state marker is not its last line")},
+		},
+		{
+			name:      "forged: text after the marker on its line",
+			pages:     [][]*github.IssueComment{{comment(3, bot, Header("review")+"x\n"+m2+" tail\n", t0)}},
+			wantNotes: []string{misfit(3, "its state marker is not its last line")},
+		},
+		{
+			name:      "forged: a second marker before the last line",
+			pages:     [][]*github.IssueComment{{comment(3, bot, Header("review")+m2+"\n"+m1+"\n", t0)}},
+			wantNotes: []string{misfit(3, "it holds more than one state marker")},
+		},
+		{
+			name:      "forged: an unsigned state when a key is configured",
+			key:       []byte("k1"),
+			pages:     [][]*github.IssueComment{{comment(3, bot, r2, t0)}},
+			wantNotes: []string{misfit(3, "its state carries no signature, and a state-key is configured")},
+		},
+		{
+			name:      "forged: a state signed with another key",
+			key:       []byte("k1"),
+			pages:     [][]*github.IssueComment{{comment(3, bot, report("review", sealed(t, st2, scope7, "k2")), t0)}},
+			wantNotes: []string{misfit(3, "its state signature does not match the state-key")},
+		},
+		{
+			name:      "forged: a signed state copied from another pull request",
+			key:       []byte("k1"),
+			pages:     [][]*github.IssueComment{{comment(3, bot, report("review", sealed(t, st2, Scope{Owner: "o", Repo: "r", PR: 8, LoopID: "review"}, "k1")), t0)}},
+			wantNotes: []string{misfit(3, "its state signature does not match the state-key")},
+		},
+		{
+			name:      "a state signed with the key is trusted",
+			key:       []byte("k1"),
+			pages:     [][]*github.IssueComment{{comment(3, bot, report("review", sealed(t, st2, scope7, "k1")), t0)}},
+			wantID:    3,
+			wantState: st2,
+		},
+		{
+			name:      "without a key a signature is not needed and not checked",
+			pages:     [][]*github.IssueComment{{comment(3, bot, report("review", sealed(t, st2, scope7, "k2")), t0)}},
+			wantID:    3,
+			wantState: st2,
+		},
+		{
+			name:      "a report from before the header is read without a key",
+			pages:     [][]*github.IssueComment{{comment(3, bot, "<!-- gcloop:banner -->\n> **`/gc retry`** by x.\n\n## 🔁 gcloop review — FIX\n\ntext\n"+m2+"\n", t0)}},
+			wantID:    3,
+			wantState: st2,
+		},
+		{
+			name:      "forged: an old-style heading is not enough with a key",
+			key:       []byte("k1"),
+			pages:     [][]*github.IssueComment{{comment(3, bot, "## 🔁 gcloop review — FIX\n"+sealed(t, st2, scope7, "k1")+"\n", t0)}},
+			wantNotes: []string{misfit(3, "it does not start with gcloop's report header")},
 		},
 		{
 			name:      "a corrupt marker gives no state but keeps the comment to edit",
-			pages:     [][]*github.IssueComment{{comment(4, bot, "report\n"+corrupt, t0)}},
+			pages:     [][]*github.IssueComment{{comment(4, bot, rc, t0)}},
 			wantID:    4,
 			wantNotes: []string{`unreadable state in comment 4 (state marker of "review": state is not valid JSON: json: unknown field "not"): the loop started from round 1`},
 		},
 		{
-			name:      "of two bot comments the newest wins",
-			pages:     [][]*github.IssueComment{{comment(2, bot, m1, t0), comment(9, bot, m2, t0.Add(time.Hour))}},
+			name:      "of two bot comments the oldest wins",
+			pages:     [][]*github.IssueComment{{comment(2, bot, r1, t0), comment(9, bot, r2, t0.Add(time.Hour))}},
+			wantID:    2,
+			wantState: st1,
+			wantNotes: []string{"2 comments by `github-actions[bot]` carry the state of loop `review`; used comment 2, left comment(s) 9 as they are"},
+		},
+		{
+			name:      "oldest by creation time, not by position",
+			pages:     [][]*github.IssueComment{{comment(9, bot, r2, t0.Add(-time.Hour)), comment(2, bot, r1, t0)}},
 			wantID:    9,
 			wantState: st2,
 			wantNotes: []string{"2 comments by `github-actions[bot]` carry the state of loop `review`; used comment 9, left comment(s) 2 as they are"},
 		},
 		{
-			name:      "newest by creation time, not by position",
-			pages:     [][]*github.IssueComment{{comment(9, bot, m2, t0.Add(time.Hour)), comment(2, bot, m1, t0)}},
+			name:      "an older comment on the second page wins",
+			pages:     [][]*github.IssueComment{{comment(2, bot, r1, t0)}, {comment(9, bot, r2, t0.Add(-time.Hour))}},
 			wantID:    9,
 			wantState: st2,
 			wantNotes: []string{"2 comments by `github-actions[bot]` carry the state of loop `review`; used comment 9, left comment(s) 2 as they are"},
 		},
 		{
-			name:      "a newer duplicate on the second page wins",
-			pages:     [][]*github.IssueComment{{comment(2, bot, m1, t0)}, {comment(9, bot, m2, t0.Add(time.Hour))}},
-			wantID:    9,
-			wantState: st2,
-			wantNotes: []string{"2 comments by `github-actions[bot]` carry the state of loop `review`; used comment 9, left comment(s) 2 as they are"},
-		},
-		{
-			name:      "a corrupt newer comment loses to an older readable one",
-			pages:     [][]*github.IssueComment{{comment(2, bot, m1, t0), comment(9, bot, corrupt, t0.Add(time.Hour))}},
+			name:      "a corrupt older comment loses to a newer readable one",
+			pages:     [][]*github.IssueComment{{comment(2, bot, r1, t0.Add(time.Hour)), comment(9, bot, rc, t0)}},
 			wantID:    2,
 			wantState: st1,
 			wantNotes: []string{
 				"2 comments by `github-actions[bot]` carry the state of loop `review`; used comment 2, left comment(s) 9 as they are",
-				`unreadable state in the newer comment 9 (state marker of "review": state is not valid JSON: json: unknown field "not"): used the older readable one`,
+				`unreadable state in the older comment 9 (state marker of "review": state is not valid JSON: json: unknown field "not"): used the newer readable one`,
 			},
 		},
 	}
@@ -198,7 +273,7 @@ func TestFindStateChoosesTheTrustedComment(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := &fakeComments{pages: tt.pages}
-			got, err := FindState(context.Background(), f, "o", "r", 7, "review", bot)
+			got, err := FindState(context.Background(), f, "o", "r", 7, "review", Trust{Login: bot, Key: tt.key})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +305,7 @@ func TestFindStateCapsTheNotesAboutOtherAuthors(t *testing.T) {
 	for i := 1; i <= 8; i++ {
 		page = append(page, comment(int64(i), fmt.Sprintf("user%d", i), m, t0))
 	}
-	got, err := FindState(context.Background(), &fakeComments{pages: [][]*github.IssueComment{page}}, "o", "r", 7, "review", bot)
+	got, err := FindState(context.Background(), &fakeComments{pages: [][]*github.IssueComment{page}}, "o", "r", 7, "review", Trust{Login: bot})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +340,7 @@ func TestFindStateFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := FindState(context.Background(), tt.f, "o", "r", tt.pr, tt.id, tt.bot)
+			_, err := FindState(context.Background(), tt.f, "o", "r", tt.pr, tt.id, Trust{Login: tt.bot})
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -285,13 +360,13 @@ func TestFindStateOverHTTP(t *testing.T) {
 	}{
 		{
 			name:     "a PR whose comments fit in one page costs one request",
-			pages:    [][]*github.IssueComment{{comment(1, "alice", "hi", t0), comment(2, bot, "report\n"+m, t0)}},
+			pages:    [][]*github.IssueComment{{comment(1, "alice", "hi", t0), comment(2, bot, report("review", m), t0)}},
 			wantID:   2,
 			wantReqs: []string{"GET /repos/o/r/issues/7/comments?per_page=100"},
 		},
 		{
 			name:   "pages are followed through the Link header",
-			pages:  [][]*github.IssueComment{{comment(1, "alice", "hi", t0)}, {comment(2, "bob", "ok", t0)}, {comment(3, bot, m, t0)}},
+			pages:  [][]*github.IssueComment{{comment(1, "alice", "hi", t0)}, {comment(2, "bob", "ok", t0)}, {comment(3, bot, report("review", m), t0)}},
 			wantID: 3,
 			wantReqs: []string{
 				"GET /repos/o/r/issues/7/comments?per_page=100",
@@ -315,7 +390,7 @@ func TestFindStateOverHTTP(t *testing.T) {
 				}
 				writeJSON(w, http.StatusOK, tt.pages[p-1])
 			})
-			got, err := FindState(context.Background(), s.client.Issues, "o", "r", 7, "review", bot)
+			got, err := FindState(context.Background(), s.client.Issues, "o", "r", 7, "review", Trust{Login: bot})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -437,7 +512,7 @@ func TestBodyFitsTheCommentLimitAndCarriesTheState(t *testing.T) {
 	t.Parallel()
 	st := bigState(t)
 	d := hugeDecision(st)
-	body, err := Body(d, st, "https://github.com/o/r/blob/abc/")
+	body, err := Body(d, st, "https://github.com/o/r/blob/abc/", scope7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +567,7 @@ func TestBodyFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Body(tt.d, tt.st, "")
+			_, err := Body(tt.d, tt.st, "", scope7, nil)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -531,7 +606,7 @@ func TestReportRoundTripIsIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := &fakeComments{pages: [][]*github.IssueComment{{comment(1, "alice", "please review", t0)}}}
-	found, err := FindState(ctx, f, "o", "r", 7, "review", bot)
+	found, err := FindState(ctx, f, "o", "r", 7, "review", Trust{Login: bot})
 	if err != nil || found.Comment != nil || found.State != nil {
 		t.Fatalf("fresh PR: %+v, %v", found, err)
 	}
@@ -539,7 +614,7 @@ func TestReportRoundTripIsIdempotent(t *testing.T) {
 	score := 5.0
 	d := &decide.Decision{Loop: decide.Review, ID: "review", Outcome: decide.Fix, Verdict: "REVISION_NEEDED", Round: 1, MaxRounds: 3,
 		Score: &score, Status: decide.StatusComplete, Time: t0, History: st.Rounds}
-	body, err := Body(d, st, "")
+	body, err := Body(d, st, "", scope7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,14 +628,14 @@ func TestReportRoundTripIsIdempotent(t *testing.T) {
 	// The re-run finds the comment and its state, renders the same body and
 	// sends nothing.
 	f.calls = nil
-	again, err := FindState(ctx, f, "o", "r", 7, "review", bot)
+	again, err := FindState(ctx, f, "o", "r", 7, "review", Trust{Login: bot})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(st, again.State); diff != "" {
 		t.Errorf("state read back (-want +got):\n%s", diff)
 	}
-	body2, err := Body(d, again.State, "")
+	body2, err := Body(d, again.State, "", scope7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

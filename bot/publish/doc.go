@@ -8,8 +8,10 @@
 // small recording fake. Every mutation is made one at a time; waiting
 // between mutations and retrying on rate limits is the client's job.
 //
-// Trust: the state is read only from comments written by the action's own
-// identity, compared case-insensitively and exactly — "gcloop[bot]" and
-// "gcloop" are different accounts (a human may own the bare name), so no
-// "[bot]" suffix is added or removed.
+// Trust: the state is read only from comments written by gcloop's own
+// identity (compared case-insensitively and exactly — "gcloop[bot]" and
+// "gcloop" are different accounts, so no "[bot]" suffix is added or
+// removed), shaped as gcloop renders them (Header first, the state marker
+// last) and, with a state-key, signed (Seal). github-actions[bot] is shared
+// by every workflow of a repository, so the login alone is no proof.
 package publish

@@ -30,8 +30,12 @@ type issuesAPI interface {
 // (GitHub refuses bodies over 65 536 characters).
 const IssueBodyLimit = 65536
 
-// titleRunes caps an issue title (GitHub allows 256 characters).
-const titleRunes = 256
+// titleRunes caps an issue title (DESIGN §5.2; GitHub allows 256).
+const titleRunes = 120
+
+// DefaultMaxIssues is the most fix issues a round opens when SyncSpec
+// sets none (DESIGN §5.2, input max-issues).
+const DefaultMaxIssues = 10
 
 // issuesPerPage is the page size of issue listings; maxIssuePages bounds
 // them (10 000 open issues of one loop label).
@@ -70,6 +74,15 @@ type SyncSpec struct {
 	// BotLogin, when set, restricts the issues gcloop updates and closes to
 	// those opened by this login (compared like FindState does).
 	BotLogin string
+	// MaxIssues caps the tasks that get an issue (≤ 0: DefaultMaxIssues);
+	// the most severe tasks come first, the rest are SyncResult.Skipped.
+	MaxIssues int
+	// Severity ranks tasks by their task id: the most severe finding a
+	// task fixes. Tasks without an entry rank last; ties keep task order.
+	Severity map[string]decide.Severity
+	// CloseNote, when set, is the comment that closes the issues of a
+	// Converged sync (a loop approved or aborted rather than converged).
+	CloseNote string
 }
 
 // PlannedIssue is the fix issue of one task.
@@ -92,6 +105,9 @@ type PlannedIssue struct {
 type SyncResult struct {
 	Created, Updated, Closed []int
 	Planned                  []PlannedIssue
+	// Skipped are the tasks over MaxIssues: no issue is opened or edited
+	// for them (an open one is left open); the report lists them.
+	Skipped []PlannedIssue
 }
 
 // SyncIssues brings the fix issues of a PR and loop id in line with a
@@ -129,7 +145,7 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 	var res SyncResult
 	var plans []PlannedIssue
 	if !s.Converged {
-		plans = s.plan()
+		plans, res.Skipped = s.capped(s.plan())
 	}
 	if s.DryRun {
 		res.Planned = plans
@@ -157,6 +173,9 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 	}
 	if s.Converged {
 		msg := fmt.Sprintf("Resolved: the %s loop `%s` converged in round %d on #%d.", s.Loop, s.LoopID, s.Round, s.PR)
+		if s.CloseNote != "" {
+			msg = s.CloseNote
+		}
 		for _, k := range keys {
 			if err := closeIssue(ctx, api, s, byKey[k].GetNumber(), msg, "completed"); err != nil {
 				return res, err
@@ -177,6 +196,9 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 		}
 	}
 	wanted := map[string]bool{}
+	for _, p := range res.Skipped {
+		wanted[p.Key] = true // still a task: its open issue is not fixed
+	}
 	for i, p := range plans {
 		wanted[p.Key] = true
 		if p.Number == 0 {
@@ -419,6 +441,26 @@ func (s SyncSpec) plan() []PlannedIssue {
 	return out
 }
 
+// capped orders plans most severe first (stable) and splits them at
+// MaxIssues into the issues to write and the skipped rest.
+func (s SyncSpec) capped(plans []PlannedIssue) (keep, rest []PlannedIssue) {
+	limit := s.MaxIssues
+	if limit <= 0 {
+		limit = DefaultMaxIssues
+	}
+	rank := func(p PlannedIssue) int {
+		if sev, ok := s.Severity[p.TaskID]; ok && sev > 0 {
+			return int(sev)
+		}
+		return int(decide.Low) + 1
+	}
+	slices.SortStableFunc(plans, func(a, b PlannedIssue) int { return rank(a) - rank(b) })
+	if len(plans) <= limit {
+		return plans, nil
+	}
+	return plans[:limit:limit], plans[limit:]
+}
+
 // title renders "gcloop: <what> (PR #<n>, round <r>)" within titleRunes,
 // shortening what with an ellipsis.
 func (s SyncSpec) title(what string) string {
@@ -427,38 +469,42 @@ func (s SyncSpec) title(what string) string {
 	return "gcloop: " + plainTitle(what, room) + tail
 }
 
-// plainTitle cleans artifact text for an issue title. Titles are plain
-// text, not markdown, so nothing is backslash-escaped (it would show);
-// control and invisible formatting characters are dropped, line breaks
-// and tabs become spaces, '@' and '#' before a digit get a zero-width
-// space (no pings, no cross-references), and the text is capped at limit
-// runes with an ellipsis.
+// plainTitle sanitizes artifact text for an issue title (DESIGN §5.2).
+// Titles are plain text, so nothing is escaped (it would show): what could
+// act is removed instead — control and invisible formatting characters
+// (bidi overrides, zero-width characters), the characters of Markdown and
+// HTML (` * ~ < > [ ] \ |, so no code span, link, emphasis or marker),
+// every '@' (no mention) and a '#' before a digit (no cross-reference).
+// Line breaks and tabs become spaces, runs of spaces one, and the text is
+// capped at limit runes with an ellipsis.
 func plainTitle(s string, limit int) string {
-	var rs []rune
+	var kept []rune
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
 		switch {
 		case r == '\n' || r == '\r' || r == '\t' || r == '\u2028' || r == '\u2029':
 			r = ' '
-		case r == '\u200c' || r == '\u200d':
 		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
 			continue
+		case strings.ContainsRune("`*~<>[]\\|@", r):
+			continue
 		}
-		rs = append(rs, r)
+		kept = append(kept, r)
 	}
-	rs = []rune(strings.Join(strings.Fields(string(rs)), " "))
-	out := make([]rune, 0, len(rs))
-	for i, r := range rs {
+	// From the end: a '#' is dropped when a digit or a dropped '#' follows.
+	out := make([]rune, 0, len(kept))
+	ref := false
+	for i := len(kept) - 1; i >= 0; i-- {
+		r := kept[i]
+		if r == '#' && ref {
+			continue
+		}
+		ref = r >= '0' && r <= '9'
 		out = append(out, r)
-		if r == '@' || r == '#' && i+1 < len(rs) && rs[i+1] >= '0' && rs[i+1] <= '9' {
-			out = append(out, '\u200b')
-		}
 	}
+	slices.Reverse(out)
+	out = []rune(strings.Join(strings.Fields(string(out)), " "))
 	if limit > 0 && len(out) > limit {
-		keep := out[: limit-1 : limit-1]
-		if n := len(keep); n > 0 && (keep[n-1] == '@' || keep[n-1] == '#') {
-			keep = keep[:n-1] // its zero-width space was cut off
-		}
-		out = append(keep, '…')
+		out = append(out[:limit-1:limit-1], '…')
 	}
 	return string(out)
 }

@@ -554,10 +554,11 @@ func TestPlainTitle(t *testing.T) {
 		want     string
 	}{
 		{"plain text stays as is", "Fix a_b.go", 50, "Fix a_b.go"},
-		{"mentions and references are broken", "@team fixes #12", 50, "@\u200bteam fixes #\u200b12"},
-		{"lines and controls are cleaned", "a\n\tb\u202e\x00c", 50, "a bc"},
-		{"the cap counts the zero-width spaces", "ab@cd", 4, "ab…"},
-		{"a cut never leaves a bare @", "abc@d", 5, "abc…"},
+		{"mentions and references are removed", "@team fixes #12 and ##3, not # 4", 50, "team fixes 12 and 3, not # 4"},
+		{"lines, controls and bidi overrides are removed", "a\n\tb\u202e\u2066\u200b\x00c", 50, "a bc"},
+		{"markdown and html are removed", "`x` *b* ~s~ [l](u) <!-- gcloop:state r e30 --> a\\|b", 80, "x b s l(u) !-- gcloop:state r e30 -- ab"},
+		{"a reference hidden behind a removed character", "#`1 #\u200b2", 50, "1 2"},
+		{"the cap puts an ellipsis", "abcdef", 4, "abc…"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -646,5 +647,94 @@ func TestSyncIssuesOverHTTP(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, s.requests()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+func TestSyncIssuesOpensAtMostMaxIssuesMostSevereFirst(t *testing.T) {
+	t.Parallel()
+	var tasks []decide.Task
+	sev := map[string]decide.Severity{}
+	for i := 1; i <= 14; i++ {
+		id := fmt.Sprintf("FIX-2-%d", i)
+		tasks = append(tasks, reviewTask(id, fmt.Sprintf("f%02d.go", i), "x"))
+		sev[id] = decide.High
+	}
+	sev["FIX-2-9"], sev["FIX-2-12"] = decide.Critical, decide.Critical
+	delete(sev, "FIX-2-1") // unranked: last
+	tests := []struct {
+		name        string
+		max         int
+		wantFiles   []string
+		wantSkipped []string
+	}{
+		{"the default is 10", 0,
+			[]string{"f09.go", "f12.go", "f02.go", "f03.go", "f04.go", "f05.go", "f06.go", "f07.go", "f08.go", "f10.go"},
+			[]string{"f11.go", "f13.go", "f14.go", "f01.go"}},
+		{"a smaller cap", 3, []string{"f09.go", "f12.go", "f02.go"},
+			[]string{"f03.go", "f04.go", "f05.go", "f06.go", "f07.go", "f08.go", "f10.go", "f11.go", "f13.go", "f14.go", "f01.go"}},
+		{"a cap over the tasks", 20,
+			[]string{"f09.go", "f12.go", "f02.go", "f03.go", "f04.go", "f05.go", "f06.go", "f07.go", "f08.go", "f10.go", "f11.go", "f13.go", "f14.go", "f01.go"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMem()
+			s := spec(1, tasks...)
+			s.MaxIssues, s.Severity = tt.max, sev
+			res := syncRound(t, m, s)
+			var got, skipped []string
+			for _, is := range m.issues {
+				got = append(got, strings.TrimSuffix(strings.TrimPrefix(is.GetTitle(), "gcloop: fix "), " (PR #12, round 1)"))
+			}
+			for _, p := range res.Skipped {
+				skipped = append(skipped, strings.TrimSuffix(strings.TrimPrefix(p.Title, "gcloop: fix "), " (PR #12, round 1)"))
+			}
+			if diff := cmp.Diff(tt.wantFiles, got); diff != "" {
+				t.Errorf("issues opened (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantSkipped, skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
+			// A re-run opens, edits and closes nothing.
+			again := syncRound(t, m, s)
+			if len(again.Created)+len(again.Updated)+len(again.Closed) != 0 || len(m.issues) != len(tt.wantFiles) {
+				t.Errorf("re-run: created %v updated %v closed %v", again.Created, again.Updated, again.Closed)
+			}
+		})
+	}
+}
+
+func TestSyncIssuesLeavesTheIssueOfASkippedTaskOpen(t *testing.T) {
+	t.Parallel()
+	m := newMem()
+	a, b := reviewTask("FIX-2-1", "a.go", "x"), reviewTask("FIX-2-2", "b.go", "y")
+	syncRound(t, m, spec(1, a, b))
+	s := spec(2, a, b)
+	s.MaxIssues, s.Severity = 1, map[string]decide.Severity{"FIX-2-2": decide.Critical}
+	res := syncRound(t, m, s)
+	if len(res.Closed) != 0 || len(res.Skipped) != 1 || res.Skipped[0].TaskID != "FIX-2-1" {
+		t.Errorf("closed %v, skipped %+v: the skipped task's issue must stay open", res.Closed, res.Skipped)
+	}
+}
+
+func TestIssueTitlesAreCutTo120Characters(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("dir/", 60) + "@x`y`.go"
+	s := spec(3, reviewTask("FIX-4-1", long, "x"), decide.Task{ID: "T", Type: "revise", Title: "[Click](https://evil) <b>@team</b> #1\u202e"})
+	s.DryRun = true
+	res, err := SyncIssues(context.Background(), nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Planned {
+		if n := len([]rune(p.Title)); n > 120 {
+			t.Errorf("title of %d characters: %q", n, p.Title)
+		}
+		if what := strings.TrimSuffix(p.Title, " (PR #12, round 3)"); strings.ContainsAny(what, "@`[]<>#\u202e") {
+			t.Errorf("title %q keeps markdown, a mention, a reference or a bidi character", p.Title)
+		}
+		if !strings.HasSuffix(p.Title, " (PR #12, round 3)") {
+			t.Errorf("title %q lost its tail", p.Title)
+		}
 	}
 }

@@ -93,6 +93,8 @@ type Section struct {
 	AuditPartial *string
 	// Issues says whether fix issues are opened.
 	Issues *bool
+	// MaxIssues caps the fix issues opened per round (1–100).
+	MaxIssues *int
 	// Labels are extra labels for fix issues.
 	Labels []string
 	// Commit says whether accepted test-only changes are pushed (coverage).

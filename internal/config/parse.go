@@ -214,6 +214,10 @@ func init() {
 			s.Issues, err = p.boolean(path, v)
 			return err
 		}},
+		"max_issues": {read: func(p *parser, s *Section, path string, v *yaml.Node) (err error) {
+			s.MaxIssues, err = p.intIn(path, v, 1, MaxIssuesCap)
+			return err
+		}},
 		"labels": {read: func(p *parser, s *Section, path string, v *yaml.Node) (err error) {
 			s.Labels, err = p.strings(path, v, maxLabels, checkLabel)
 			return err

@@ -12,6 +12,9 @@ type Settings struct {
 	Config decide.Config
 	// Issues says whether fix issues are opened (default true).
 	Issues bool
+	// MaxIssues caps the fix issues opened per round; 0 means the
+	// default, publish.DefaultMaxIssues (10).
+	MaxIssues int
 	// Labels are extra labels for fix issues, beside gcloop and
 	// gcloop:<loop>.
 	Labels []string
@@ -41,6 +44,7 @@ type Overrides struct {
 	Stall        *int
 	AuditPartial *string
 	Issues       *bool
+	MaxIssues    *int
 	// Labels, TestPatterns and ForbiddenMarkers are nil when not given; a
 	// non-nil empty list is given and empty.
 	Labels           []string
@@ -57,6 +61,8 @@ type Overrides struct {
 const (
 	DefaultPermission = "write"
 	DefaultMaxRetries = 2
+	// MaxIssuesCap is the largest max_issues.
+	MaxIssuesCap = 100
 )
 
 // Resolve returns the settings of loop kind loop with id id (the loop's
@@ -91,6 +97,7 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 	sec.Apply(&s.Config)
 	if sec != nil {
 		setIf(&s.Issues, sec.Issues)
+		setIf(&s.MaxIssues, sec.MaxIssues)
 		setIf(&s.Commit, sec.Commit)
 		setIf(&s.Dispatch, sec.Dispatch)
 		setIf(&s.Permission, sec.Permission)
@@ -109,6 +116,7 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 	setIf(&s.Config.Stall, inputs.Stall)
 	setIf(&s.Config.AuditPartial, inputs.AuditPartial)
 	setIf(&s.Issues, inputs.Issues)
+	setIf(&s.MaxIssues, inputs.MaxIssues)
 	setIf(&s.Commit, inputs.Commit)
 	if inputs.Dispatch != nil {
 		s.Dispatch = ""
@@ -134,6 +142,9 @@ func (o Overrides) validate(loop decide.Loop) error {
 	bad := func(input, msg string) error { return fmt.Errorf("invalid input %s: %s", input, msg) }
 	if o.Layer != nil && *o.Layer != "" && normLayer(*o.Layer) == "" {
 		return bad("layer", fmt.Sprintf("want L1, L2 or L3, got %q", clip(*o.Layer)))
+	}
+	if o.MaxIssues != nil && (*o.MaxIssues < 1 || *o.MaxIssues > MaxIssuesCap) {
+		return bad("max-issues", fmt.Sprintf("want 1–%d, got %d", MaxIssuesCap, *o.MaxIssues))
 	}
 	if o.Commit != nil && *o.Commit && loop != decide.Coverage {
 		return bad("commit", fmt.Sprintf("test-only commits are made by coverage loops only, not %s", loop))

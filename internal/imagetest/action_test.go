@@ -58,6 +58,9 @@ var contractInputs = map[string]string{
 	"timeout":       "5m",
 	"dry-run":       "false",
 	"discoveries":   "",
+	"max-issues":    "",
+	"state-key":     "",
+	"bot-login":     "",
 }
 
 // contractOutputs are the action's step outputs (DESIGN §5.5).

@@ -71,10 +71,12 @@ func runAction(env *Env, args []string) error {
 	if c.Workspace == "" {
 		c.Workspace = "."
 	}
-	r := &action.Runner{Opts: opts, Ctx: c, Out: env.Stdout, Now: time.Now, Plain: &http.Client{Timeout: 5 * time.Minute},
-		BotLogin: env.Getenv("GCLOOP_BOT_LOGIN")}
-	if r.BotLogin == "" {
-		r.BotLogin = action.DefaultBotLogin
+	// gcloop's identity is resolved by the runner from the token and the
+	// bot-login input (bot/identity), at most one request, never in a
+	// dry run.
+	r := &action.Runner{Opts: opts, Ctx: c, Out: env.Stdout, Now: time.Now, Plain: &http.Client{Timeout: 5 * time.Minute}}
+	if opts.StateKey != "" && c.OutputPath != "" {
+		a.AddMask(opts.StateKey)
 	}
 	if !opts.DryRun {
 		if opts.Token == "" {
