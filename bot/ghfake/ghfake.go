@@ -53,6 +53,7 @@ type Server struct {
 	artifactTTL time.Duration
 	used        map[string]int // requests per login, for X-RateLimit-*
 	artifacts   map[int64]*artifactState
+	forbidden   map[string]bool // "login scope" → refused (Forbid)
 	start       time.Time
 }
 

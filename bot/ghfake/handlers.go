@@ -184,6 +184,13 @@ func init() {
 		"git/create-commit":                               (*call).createCommit,
 		"git/get-commit":                                  (*call).getCommit,
 		"repos/get-content":                               (*call).getContent,
+		"checks/create":                                   (*call).createCheckRun,
+		"checks/update":                                   (*call).updateCheckRun,
+		"checks/get":                                      (*call).getCheckRun,
+		"checks/list-annotations":                         (*call).listCheckRunAnnotations,
+		"checks/list-for-ref":                             (*call).listCheckRunsForRef,
+		"repos/create-commit-status":                      (*call).createStatus,
+		"repos/get-combined-status-for-ref":               (*call).combinedStatus,
 	}
 }
 

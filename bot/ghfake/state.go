@@ -31,6 +31,8 @@ type repoState struct {
 	workflows     map[string]int64  // file name → workflow id
 	dispatches    []Dispatch
 	reruns        []int64
+	checkRuns     map[int64]*checkRunState
+	statuses      []*statusState
 }
 
 func (r *repoState) fullName() string { return r.owner + "/" + r.name }
