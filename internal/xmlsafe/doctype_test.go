@@ -76,3 +76,46 @@ func TestPlainDoctype(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecoder: no input makes the decoder panic or pass a DTD with an
+// internal subset, and PlainDoctype never accepts a "[".
+func FuzzDecoder(f *testing.F) {
+	for _, s := range []string{
+		`<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd"><report/>`,
+		`<!DOCTYPE coverage SYSTEM 'x.dtd'><coverage/>`,
+		`<!DOCTYPE r [<!ENTITY a "b">]><r>&a;</r>`,
+		`<r a="1">text<!-- c --><?pi x?></r>`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := NewDecoder(strings.NewReader(string(data)))
+		d.SetMaxToken(4 << 10)
+		for i := 0; i < 1<<16; i++ {
+			if _, err := d.Token(); err != nil {
+				break
+			}
+		}
+		if PlainDoctype(string(data)) && strings.ContainsAny(string(data), "[]") && !quotedBrackets(string(data)) {
+			t.Fatalf("PlainDoctype accepted an internal subset: %q", data)
+		}
+	})
+}
+
+// quotedBrackets reports whether every "[" or "]" of s is inside a quoted
+// literal (which a plain DOCTYPE may carry in its URI).
+func quotedBrackets(s string) bool {
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0 && c == q:
+			q = 0
+		case q == 0 && (c == '"' || c == '\''):
+			q = c
+		case q == 0 && (c == '[' || c == ']'):
+			return false
+		}
+	}
+	return true
+}
