@@ -148,6 +148,7 @@ func TestReadersBoundMemory(t *testing.T) {
 			var err error
 			n := allocated(func() { err = tt.read() })
 			checkParseError(t, err, tt.want)
+			t.Logf("allocated %d KiB", n>>10)
 			if n > tt.limit {
 				t.Errorf("allocated %d MiB, want at most %d MiB", n>>20, tt.limit>>20)
 			}
