@@ -61,7 +61,7 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 	if !hasReview && !hasCritique && !hasAudit {
 		return nil, decide.LineError(name, 1, "no review, critique or audit columns (want review_score/gc_signal, severity_summary or audit_score/audit_signal in the header)")
 	}
-	var best [3]*csvRow // review, critique, audit
+	var best [3]*csvRow    // review, critique, audit
 	var emptyAudit *csvRow // the last completed AUDIT row with neither score nor signal
 	for {
 		rec, err := cr.Read()
