@@ -132,6 +132,17 @@ func TestReadersBoundMemory(t *testing.T) {
 			limit: 256 << 20,
 		},
 		{
+			name: "a Go profile past MaxFiles distinct files",
+			read: func() error {
+				_, err := ReadGoProfile("big.out", &filesReader{head: "mode: set\n", n: MaxFiles + 10, file: func(i int) string {
+					return "example.com/m/f" + strconv.Itoa(i) + ".go:1.1,2.2 1 1\n"
+				}})
+				return err
+			},
+			want:  "big.out:250002: more than 250000 distinct source files",
+			limit: 256 << 20,
+		},
+		{
 			name: "a JaCoCo report past MaxFiles source files",
 			read: func() error {
 				_, err := ReadJaCoCo("big.xml", &filesReader{head: `<report><package name="p">`, n: MaxFiles + 10, tail: `</package></report>`, file: func(i int) string {
