@@ -75,6 +75,11 @@ func FuzzReadCobertura(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzCoverage(t, data, ReadCobertura) })
 }
 
+func FuzzReadClover(f *testing.F) {
+	fuzzSeeds(f, "clover", `<coverage clover="3"><project><file path="a"><line num="1" type="cond" truecount="1" falsecount="0"/></file></project></coverage>`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzCoverage(t, data, ReadClover) })
+}
+
 func FuzzReadJaCoCo(f *testing.F) {
 	fuzzSeeds(f, "jacoco", jacocoHead+`<report><package name="p"><sourcefile name="A"><counter type="LINE" missed="1" covered="2"/></sourcefile></package></report>`)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzCoverage(t, data, ReadJaCoCo) })
@@ -93,7 +98,7 @@ func FuzzReadRunJSON(f *testing.F) {
 }
 
 func FuzzSniff(f *testing.F) {
-	for _, d := range []string{"go", "lcov", "cobertura", "jacoco"} {
+	for _, d := range []string{"go", "lcov", "cobertura", "jacoco", "clover"} {
 		fuzzSeeds(f, d)
 	}
 	f.Add([]byte(`{"pass_rate":1}`))

@@ -284,6 +284,8 @@ func (p *profReader) closeFile() error {
 	}
 	sum, seen := p.done[p.cur]
 	switch {
+	case !seen && len(p.files) >= MaxFiles:
+		return tooManyFiles(p.s.name, p.curLine)
 	case !seen:
 		sum = &profSummary{file: len(p.files), hash: h, n: len(blocks), line: p.curLine, total: total}
 		sum.setBits(blocks)

@@ -12,15 +12,20 @@ import (
 // ReadJaCoCo reads a JaCoCo XML report. Each <sourcefile> of a <package>
 // (at any <group> depth) is one file, named package/sourcefile, with the
 // totals of its own <counter type="LINE" missed covered> — the line counter
-// JaCoCo prints. The DOCTYPE JaCoCo writes, a PUBLIC reference to
-// report.dtd without an internal subset, is accepted (and never read); any
-// other DTD is refused.
+// JaCoCo prints. A source file without a LINE counter is counted from its
+// <line nr mi ci> elements: a line with instructions is covered when ci > 0.
+//
+// gcovr writes no <sourcefile>: its <class sourcefilename> elements carry
+// the LINE counters. Those are used, summed per file, when the report has
+// no <sourcefile> at all (JaCoCo's own class counters repeat its source
+// files' and are not read otherwise).
+//
+// A plain external DOCTYPE (JaCoCo's PUBLIC report.dtd, gcovr's SYSTEM
+// line) is accepted and never read; an internal subset is refused. A
+// non-numeric count is an error naming the line.
 func ReadJaCoCo(name string, r io.Reader) (*decide.CoverageFacts, error) {
 	x := xmlsafe.NewDecoder(r)
-	x.AllowDoctype(jacocoDoctype)
-	facts := &decide.CoverageFacts{Format: string(FormatJaCoCo)}
-	var pkg, src string
-	var lineCounter bool
+	j := &jacocoReader{name: name, x: x, classIdx: map[string]int{}}
 	root := false
 	err := xmlElements(name, x, func(e xml.StartElement, stack []string) (bool, error) {
 		el := e.Name.Local
@@ -30,49 +35,148 @@ func ReadJaCoCo(name string, r io.Reader) (*decide.CoverageFacts, error) {
 				return false, decide.LineError(name, x.Line(), "root element <%s>: want <report> (JaCoCo)", el)
 			}
 			root = true
-		case el == "class" || el == "sessioninfo":
+		case el == "sessioninfo" || el == "method":
 			return true, nil
 		case el == "package":
-			pkg = xmlsafe.Attr(e, "name")
+			j.pkg = xmlsafe.Attr(e, "name")
+		case el == "class":
+			j.class = xmlsafe.Attr(e, "sourcefilename")
 		case el == "sourcefile":
-			src = xmlsafe.Attr(e, "name")
-			if src == "" {
+			j.src = xmlsafe.Attr(e, "name")
+			if j.src == "" {
 				return false, decide.LineError(name, x.Line(), "<sourcefile> without a name attribute")
 			}
-			lineCounter = false
-		case el == "counter" && xmlUp(stack, 1) == "sourcefile" && xmlsafe.Attr(e, "type") == "LINE":
-			if lineCounter {
-				return false, decide.LineError(name, x.Line(), "second LINE counter for %s", src)
-			}
-			missed, ok1 := xmlUint(xmlsafe.Attr(e, "missed"))
-			covered, ok2 := xmlUint(xmlsafe.Attr(e, "covered"))
-			if !ok1 || !ok2 || missed > 1<<40 || covered > 1<<40 {
-				return false, decide.LineError(name, x.Line(), "LINE counter of %s: missed %q covered %q: want non-negative integers",
-					src, xmlsafe.Attr(e, "missed"), xmlsafe.Attr(e, "covered"))
-			}
-			path := src
-			if pkg != "" {
-				path = strings.TrimSuffix(pkg, "/") + "/" + src
-			}
-			facts.Files = append(facts.Files, decide.FileCoverage{Path: path, Covered: covered, Total: covered + missed})
-			facts.Covered += covered
-			facts.Total += covered + missed
-			lineCounter = true
+			j.cur, j.lineCounter = decide.FileCoverage{Path: j.path(j.src)}, false
+		case el == "line" && xmlUp(stack, 1) == "sourcefile":
+			return false, j.line(e)
+		case el == "counter" && xmlsafe.Attr(e, "type") == "LINE":
+			return false, j.counter(e, xmlUp(stack, 1))
 		}
 		return false, nil
-	}, nil)
+	}, func(e xml.EndElement) error {
+		switch e.Name.Local {
+		case "sourcefile":
+			return j.endSource()
+		case "class":
+			j.class = ""
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	if !root {
 		return nil, decide.LineError(name, x.Line(), "no <report> element: not a JaCoCo report")
 	}
+	files := j.sources
+	if !j.sawSource {
+		files = j.classes
+	}
+	facts := &decide.CoverageFacts{Format: string(FormatJaCoCo), Files: files}
+	for _, f := range files {
+		facts.Covered += f.Covered
+		facts.Total += f.Total
+	}
 	return facts, nil
 }
 
-// jacocoDoctype accepts exactly the DOCTYPE JaCoCo writes (DTD 1.0 or 1.1).
-func jacocoDoctype(d string) bool {
-	f := strings.Join(strings.Fields(d), " ")
-	return f == `DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd"` ||
-		f == `DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.0//EN" "report.dtd"`
+// jacocoReader holds the state of one ReadJaCoCo call.
+type jacocoReader struct {
+	name        string
+	x           *xmlsafe.Decoder
+	pkg, src    string
+	class       string // sourcefilename of the open <class>, "" outside one
+	cur         decide.FileCoverage
+	lineCounter bool // the open <sourcefile> had its LINE counter
+	lines       decide.FileCoverage
+	sawSource   bool
+	sources     []decide.FileCoverage
+	classes     []decide.FileCoverage // gcovr's form: LINE counters of classes, per file
+	classIdx    map[string]int
+}
+
+// path names a file of the open package.
+func (j *jacocoReader) path(file string) string {
+	if j.pkg == "" {
+		return file
+	}
+	return strings.TrimSuffix(j.pkg, "/") + "/" + file
+}
+
+// count reads a non-negative count attribute of a JaCoCo element.
+func (j *jacocoReader) count(e xml.StartElement, attr string) (int64, error) {
+	v, ok := xmlUint(xmlsafe.Attr(e, attr))
+	if !ok || v > 1<<40 {
+		return 0, decide.LineError(j.name, j.x.Line(), "<%s> %s %q: want a non-negative integer", e.Name.Local, attr, xmlsafe.Attr(e, attr))
+	}
+	return v, nil
+}
+
+// line counts one <line nr mi ci> of the open source file.
+func (j *jacocoReader) line(e xml.StartElement) error {
+	mi, err := j.count(e, "mi")
+	if err != nil {
+		return err
+	}
+	ci, err := j.count(e, "ci")
+	if err != nil {
+		return err
+	}
+	if mi+ci > 0 {
+		j.lines.Total++
+		if ci > 0 {
+			j.lines.Covered++
+		}
+	}
+	return nil
+}
+
+// counter reads a LINE counter whose parent element is parent.
+func (j *jacocoReader) counter(e xml.StartElement, parent string) error {
+	if parent != "sourcefile" && (parent != "class" || j.class == "") {
+		return nil // package, group and report totals repeat the files'
+	}
+	missed, err := j.count(e, "missed")
+	if err != nil {
+		return err
+	}
+	covered, err := j.count(e, "covered")
+	if err != nil {
+		return err
+	}
+	if parent == "class" {
+		path := j.path(strings.TrimPrefix(j.class, "./"))
+		i, ok := j.classIdx[path]
+		if !ok {
+			if len(j.classes) >= MaxFiles {
+				return tooManyFiles(j.name, j.x.Line())
+			}
+			i = len(j.classes)
+			j.classIdx[path] = i
+			j.classes = append(j.classes, decide.FileCoverage{Path: path})
+		}
+		j.classes[i].Covered += covered
+		j.classes[i].Total += covered + missed
+		return nil
+	}
+	if j.lineCounter {
+		return decide.LineError(j.name, j.x.Line(), "second LINE counter for %s", j.src)
+	}
+	j.cur.Covered, j.cur.Total = covered, covered+missed
+	j.lineCounter = true
+	return nil
+}
+
+// endSource files the source file just closed.
+func (j *jacocoReader) endSource() error {
+	if !j.lineCounter {
+		j.cur.Covered, j.cur.Total = j.lines.Covered, j.lines.Total
+	}
+	j.lines = decide.FileCoverage{}
+	if len(j.sources) >= MaxFiles {
+		return tooManyFiles(j.name, j.x.Line())
+	}
+	j.sawSource = true
+	j.sources = append(j.sources, j.cur)
+	return nil
 }

@@ -1,11 +1,9 @@
 package coverage
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -82,9 +80,8 @@ func ReadJUnit(name string, r io.Reader) (*decide.TestFacts, error) {
 
 // junitRead is ReadJUnit with the limits as parameters, for tests.
 func junitRead(name string, r io.Reader, maxCases int, maxToken int64) (*decide.TestFacts, error) {
-	lr := &junitLimitReader{r: bufio.NewReaderSize(r, 64<<10), max: maxToken}
-	rd := &junitReader{name: name, lr: lr, d: xmlsafe.NewDecoder(lr), maxCases: maxCases}
-	rd.d.OnToken(func() { lr.mark = lr.n }) // each token gets its own JUnitMaxToken
+	rd := &junitReader{name: name, d: xmlsafe.NewDecoder(r), maxCases: maxCases}
+	rd.d.SetMaxToken(maxToken)
 	if err := rd.read(); err != nil {
 		return nil, err
 	}
@@ -102,55 +99,9 @@ func junitRead(name string, r io.Reader, maxCases int, maxToken int64) (*decide.
 	return facts, nil
 }
 
-// junitLimitReader counts the bytes handed to the XML decoder and refuses
-// to hand out more than JUnitMaxToken bytes past the end of the last token.
-// It is an io.ByteReader, so encoding/xml reads from it without buffering
-// of its own and the count is exact.
-type junitLimitReader struct {
-	r    *bufio.Reader
-	max  int64 // JUnitMaxToken
-	n    int64 // bytes read
-	mark int64 // offset at the end of the last token
-}
-
-// errJUnitToken reports a token over the limit.
-type errJUnitToken int64
-
-func (e errJUnitToken) Error() string {
-	if e >= 1<<20 {
-		return fmt.Sprintf("XML token longer than %d MiB", e>>20)
-	}
-	return fmt.Sprintf("XML token longer than %d bytes", int64(e))
-}
-
-func (l *junitLimitReader) ReadByte() (byte, error) {
-	if l.n-l.mark >= l.max {
-		return 0, errJUnitToken(l.max)
-	}
-	b, err := l.r.ReadByte()
-	if err == nil {
-		l.n++
-	}
-	return b, err
-}
-
-func (l *junitLimitReader) Read(p []byte) (int, error) {
-	room := l.max - (l.n - l.mark)
-	if room <= 0 {
-		return 0, errJUnitToken(l.max)
-	}
-	if int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	return n, err
-}
-
 // junitReader holds the state of one ReadJUnit call.
 type junitReader struct {
 	name     string
-	lr       *junitLimitReader
 	d        *xmlsafe.Decoder
 	cases    []decide.TestCase
 	maxCases int // JUnitMaxCases

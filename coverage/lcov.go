@@ -350,6 +350,9 @@ func (t *lineTally) end(path string, errLine int) error {
 		cur = mergeLineHits(sum.decode(nil), cur)
 		t.bytes -= sum.size()
 	} else {
+		if len(t.files) >= MaxFiles {
+			return tooManyFiles(t.name, errLine)
+		}
 		sum = &lineSummary{file: len(t.files)}
 		t.sums[path] = sum
 		t.files = append(t.files, decide.FileCoverage{Path: path})

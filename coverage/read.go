@@ -29,10 +29,11 @@ func ReadFormat(name string, r io.Reader) (*decide.Evidence, Format, error) {
 	f := Sniff(head)
 	e := &decide.Evidence{Sources: []string{name}}
 	switch f {
-	case FormatGoProfile, FormatLCOV, FormatCobertura, FormatJaCoCo:
+	case FormatGoProfile, FormatLCOV, FormatCobertura, FormatJaCoCo, FormatClover:
 		read := map[Format]func(string, io.Reader) (*decide.CoverageFacts, error){
 			FormatGoProfile: ReadGoProfile, FormatLCOV: ReadLCOV,
 			FormatCobertura: ReadCobertura, FormatJaCoCo: ReadJaCoCo,
+			FormatClover: ReadClover,
 		}[f]
 		c, err := read(name, br)
 		if err != nil {
@@ -55,7 +56,7 @@ func ReadFormat(name string, r io.Reader) (*decide.Evidence, Format, error) {
 		if len(head) == 0 {
 			return nil, "", decide.OffsetError(name, 0, "empty file: want a coverage or test report")
 		}
-		return nil, "", decide.LineError(name, 1, "unknown format: want a Go cover profile, LCOV, Cobertura or JaCoCo XML, JUnit XML or run-<layer>.json")
+		return nil, "", decide.LineError(name, 1, "unknown format: want a Go cover profile, LCOV, Cobertura, JaCoCo or Clover XML, JUnit XML or run-<layer>.json")
 	}
 	return e, f, nil
 }

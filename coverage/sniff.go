@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"bytes"
+	"strings"
 )
 
 // Format names a test-evidence format.
@@ -13,6 +14,7 @@ const (
 	FormatLCOV      Format = "lcov"
 	FormatCobertura Format = "cobertura"
 	FormatJaCoCo    Format = "jacoco"
+	FormatClover    Format = "clover"
 	FormatRunJSON   Format = "run-json"
 	FormatJUnit     Format = "junit"
 )
@@ -100,7 +102,7 @@ func sniffXML(head []byte) Format {
 			}
 			switch string(name[:end]) {
 			case "coverage":
-				return FormatCobertura
+				return sniffCoverageRoot(head)
 			case "report":
 				return FormatJaCoCo
 			case "testsuites", "testsuite":
@@ -122,4 +124,37 @@ func sniffJSON(head []byte) Format {
 		}
 	}
 	return ""
+}
+
+// sniffCoverageRoot tells Clover from Cobertura, whose roots are both
+// <coverage>: Clover's root carries a clover attribute (Istanbul, gcovr)
+// or its first child is <project> (PHPUnit); Cobertura's children are
+// <sources> and <packages>.
+func sniffCoverageRoot(head []byte) Format {
+	end := bytes.IndexByte(head, '>')
+	if end < 0 {
+		return FormatCobertura
+	}
+	tag := head[:end]
+	for _, sp := range []string{" ", "\t", "\r", "\n"} {
+		if bytes.Contains(tag, []byte(sp+"clover=")) {
+			return FormatClover
+		}
+	}
+	rest := head[end+1:]
+	for {
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		if !bytes.HasPrefix(rest, []byte("<!--")) {
+			break
+		}
+		i := bytes.Index(rest, []byte("-->"))
+		if i < 0 {
+			return FormatCobertura
+		}
+		rest = rest[i+3:]
+	}
+	if p, ok := bytes.CutPrefix(rest, []byte("<project")); ok && (len(p) == 0 || strings.IndexByte(" \t\r\n/>", p[0]) >= 0) {
+		return FormatClover
+	}
+	return FormatCobertura
 }

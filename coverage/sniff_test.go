@@ -19,6 +19,10 @@ func TestSniff(t *testing.T) {
 		{"gcovr's Cobertura with a DOCTYPE", "<?xml version='1.0'?>\n<!DOCTYPE coverage SYSTEM 'x'>\n<coverage>", FormatCobertura},
 		{"coverage.py's Cobertura", "<?xml version=\"1.0\" ?>\n<coverage version=\"6.5\">\n\t<!-- c -->", FormatCobertura},
 		{"a JaCoCo report", jacocoHead + "<report name=\"x\">", FormatJaCoCo},
+		{"Istanbul's Clover, by its clover attribute", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<coverage generated=\"1\" clover=\"3.2.0\">", FormatClover},
+		{"PHPUnit's Clover, by its project child", "<?xml version=\"1.0\"?>\n<coverage generated=\"1\">\n  <!-- x -->\n  <project timestamp=\"1\">", FormatClover},
+		{"a Cobertura root with a projects-like child is Cobertura", "<coverage><projects>", FormatCobertura},
+		{"a Cobertura attribute ending in clover is Cobertura", "<coverage noclover=\"1\"><sources>", FormatCobertura},
 		{"JUnit testsuites", "<?xml version=\"1.0\"?>\n<!-- gotestsum -->\n<testsuites>", FormatJUnit},
 		{"JUnit testsuite", "<testsuite name=\"x\">", FormatJUnit},
 		{"a run json", `{"layer": "L1", "pass_rate": 1}`, FormatRunJSON},
@@ -50,6 +54,10 @@ func TestReadDispatchesOnContent(t *testing.T) {
 		{"cobertura/gcovr.xml", FormatCobertura},
 		{"cobertura/python.xml", FormatCobertura},
 		{"jacoco/demo.xml", FormatJaCoCo},
+		{"jacoco/gcovr.xml", FormatJaCoCo},
+		{"clover/jest.xml", FormatClover},
+		{"clover/phpunit.xml", FormatClover},
+		{"clover/gcovr.xml", FormatClover},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

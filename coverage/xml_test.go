@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestReadCoberturaErrors(t *testing.T) {
 		{"mismatched tags", "<coverage>\n<class filename=\"a\"></lines></coverage>", "cobertura.xml:2: malformed XML"},
 		{"a truncated file", "<coverage>\n<class filename=\"a\">", "cobertura.xml:2: malformed XML: unexpected EOF"},
 		{"an internal DTD subset", `<!DOCTYPE coverage [<!ENTITY x "y">]><coverage/>`, "cobertura.xml:1: refused XML"},
-		{"another DTD", `<!DOCTYPE coverage SYSTEM "file:///etc/passwd"><coverage/>`, "cobertura.xml:1: refused XML"},
+		{"an entity of an external DTD", `<!DOCTYPE coverage SYSTEM "file:///etc/passwd"><coverage>&passwd;</coverage>`, "cobertura.xml:1: malformed XML"},
 		{"an undeclared entity", `<coverage>&x;</coverage>`, "cobertura.xml:1: malformed XML"},
 	}
 	for _, tt := range tests {
@@ -111,9 +112,10 @@ func TestReadJaCoCoErrors(t *testing.T) {
 		{"an empty file", "", "jacoco.xml:1: no <report> element"},
 		{"another root element", "<coverage/>", "jacoco.xml:1: root element <coverage>: want <report>"},
 		{"a DOCTYPE with an internal subset", `<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd" [<!ENTITY x "y">]><report/>`, "jacoco.xml:1: refused XML"},
-		{"a DOCTYPE naming another DTD", `<!DOCTYPE report SYSTEM "http://evil/x.dtd"><report/>`, "jacoco.xml:1: refused XML"},
+		{"a SYSTEM DOCTYPE declaring an entity", `<!DOCTYPE report SYSTEM "http://evil/x.dtd" [<!ENTITY x SYSTEM "file:///etc/passwd">]><report>&x;</report>`, "jacoco.xml:1: refused XML"},
 		{"two DOCTYPEs", jacocoHead + `<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd"><report/>`, "jacoco.xml:1: refused XML"},
-		{"a negative counter", jacocoHead + `<report><package name="p"><sourcefile name="A.java"><counter type="LINE" missed="-1" covered="2"/></sourcefile></package></report>`, `jacoco.xml:1: LINE counter of A.java: missed "-1"`},
+		{"a negative counter", jacocoHead + `<report><package name="p"><sourcefile name="A.java"><counter type="LINE" missed="-1" covered="2"/></sourcefile></package></report>`, `jacoco.xml:1: <counter> missed "-1": want a non-negative integer`},
+		{"a non-numeric line count", "<report><package name=\"p\"><sourcefile name=\"A.java\">\n<line nr=\"1\" mi=\"x\" ci=\"1\"/></sourcefile></package></report>", `jacoco.xml:2: <line> mi "x": want a non-negative integer`},
 		{"a truncated report", jacocoHead + "<report>\n<package name=\"p\">", "jacoco.xml:2: malformed XML: unexpected EOF"},
 		{"a sourcefile without a name", "<report><package><sourcefile/></package></report>", "jacoco.xml:1: <sourcefile> without a name"},
 	}
@@ -123,5 +125,57 @@ func TestReadJaCoCoErrors(t *testing.T) {
 			_, err := ReadJaCoCo("jacoco.xml", strings.NewReader(tt.in))
 			checkParseError(t, err, tt.want)
 		})
+	}
+}
+
+func TestReadJaCoCoLinesAndClasses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		want *decide.CoverageFacts
+	}{
+		{
+			name: "a source file without a LINE counter is counted from its lines",
+			in: `<report><package name="p"><sourcefile name="A.java"><line nr="3" mi="0" ci="2"/><line nr="4" mi="5" ci="0"/><line nr="5" mi="1" ci="1"/><line nr="6" mi="0" ci="0"/></sourcefile>
+<sourcefile name="B.java"><line nr="1" mi="9" ci="9"/><counter type="LINE" missed="3" covered="4"/></sourcefile></package></report>`,
+			want: &decide.CoverageFacts{Format: "jacoco", Covered: 6, Total: 10, Files: []decide.FileCoverage{
+				{Path: "p/A.java", Covered: 2, Total: 3}, {Path: "p/B.java", Covered: 4, Total: 7},
+			}},
+		},
+		{
+			name: "without source files the class counters count, summed per file",
+			in: `<!DOCTYPE coverage SYSTEM 'https://www.jacoco.org/jacoco/trunk/coverage/report.dtd'>
+<report><package name=""><class name="a" sourcefilename="./a.c"><lines><line nr="1"/></lines><counter type="LINE" missed="1" covered="2"/></class>
+<class name="a2" sourcefilename="./a.c"><counter type="LINE" missed="0" covered="1"/><counter type="BRANCH" missed="9" covered="9"/></class>
+<counter type="LINE" missed="1" covered="3"/></package><counter type="LINE" missed="1" covered="3"/></report>`,
+			want: &decide.CoverageFacts{Format: "jacoco", Covered: 3, Total: 4, Files: []decide.FileCoverage{{Path: "a.c", Covered: 3, Total: 4}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ReadJaCoCo("jacoco.xml", strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// gcovr's JaCoCo output (testdata/jacoco/gcovr.xml, from gcovr's own test
+// references) has a SYSTEM DOCTYPE naming another root and no <sourcefile>.
+func TestReadJaCoCoGcovr(t *testing.T) {
+	t.Parallel()
+	facts, err := ReadJaCoCo("gcovr.xml", bytes.NewReader(readFixture(t, "jacoco/gcovr.xml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &decide.CoverageFacts{Format: "jacoco", Covered: 7, Total: 11, Files: []decide.FileCoverage{{Path: "main.cpp", Covered: 7, Total: 11}}}
+	if diff := cmp.Diff(want, facts); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

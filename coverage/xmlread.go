@@ -67,6 +67,9 @@ func xmlError(name string, x *xmlsafe.Decoder, err error) *decide.ParseError {
 	if errors.Is(err, xmlsafe.ErrDTD) {
 		msg = "refused XML"
 	}
+	if errors.Is(err, xmlsafe.ErrTokenTooLong) {
+		return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: "refused XML: " + err.Error()}
+	}
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
 		return &decide.ParseError{File: name, Line: se.Line, Offset: -1, Msg: msg + ": " + se.Msg}

@@ -250,7 +250,7 @@ func (f FileCoverage) Percent() float64 {
 
 // CoverageFacts is what coverage reports say.
 type CoverageFacts struct {
-	Format string // goprofile, lcov, cobertura, jacoco, run-json
+	Format string // goprofile, lcov, cobertura, jacoco, clover, run-json
 	// Covered and Total are line (Go: statement) totals; both zero with
 	// Percent set when only a percentage is known (run-<layer>.json).
 	Covered, Total int64

@@ -9,7 +9,7 @@ import (
 func decideCoverage(in Input, d *Decision) error {
 	e := in.Evidence
 	if e.Coverage == nil && e.Tests == nil {
-		return noDecision("no coverage or test report in %s: want an LCOV, Cobertura, JaCoCo or Go cover profile, JUnit XML or results/run-<layer>.json", sourcesOf(e))
+		return noDecision("no coverage or test report in %s: want an LCOV, Cobertura, JaCoCo, Clover or Go cover profile, JUnit XML or results/run-<layer>.json", sourcesOf(e))
 	}
 	layer := d.Layer
 	if layer == "" && e.Coverage != nil {
@@ -32,6 +32,13 @@ func decideCoverage(in Input, d *Decision) error {
 	d.PassRate = t.Rate()
 	if d.PassRate != nil {
 		d.PassRate = ptr(math.Round(*d.PassRate*1e4) / 1e4)
+	}
+	if cov == nil && d.PassRate == nil {
+		// A loop never converges on nothing measured (DESIGN §3).
+		return noDecision("nothing measured in %s: no covered line and no test that ran; re-run the tests with coverage", sourcesOf(e))
+	}
+	if e.Coverage != nil && cov == nil {
+		d.Notes = append(d.Notes, fmt.Sprintf("coverage report%s measured no line (0 of 0): counted as unavailable", cite(e.Sources...)))
 	}
 	d.Failures = t.Failures()
 	allPass, rateMet := true, true

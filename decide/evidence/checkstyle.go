@@ -28,12 +28,12 @@ const csMaxToken = 16 << 20
 // the most severe; the rest are counted in Evidence.Omitted. A DTD, entity
 // declarations, deep nesting or a token over 16 MiB are errors.
 func ReadCheckstyle(name string, r io.Reader) (*decide.Evidence, error) {
-	lim := &csLimiter{r: r, limit: csMaxToken}
-	br := bufio.NewReader(lim)
+	br := bufio.NewReader(r)
 	if b, err := br.Peek(3); err == nil && string(b) == "\uFEFF" {
 		_, _ = br.Discard(3) // a UTF-8 byte order mark
 	}
-	cr := &csReader{name: name, lim: lim, d: xmlsafe.NewDecoder(br), keep: keeper{}}
+	cr := &csReader{name: name, d: xmlsafe.NewDecoder(br), keep: keeper{}}
+	cr.d.SetMaxToken(csMaxToken)
 	if err := cr.read(); err != nil {
 		return nil, err
 	}
@@ -51,32 +51,9 @@ func ReadCheckstyle(name string, r io.Reader) (*decide.Evidence, error) {
 	return ev, nil
 }
 
-// csLimiter fails a read that would take one token past csMaxToken bytes;
-// the reader moves the limit before each token.
-type csLimiter struct {
-	r     io.Reader
-	n     int64
-	limit int64
-}
-
-var errCsTooBig = errors.New("XML token too large")
-
-func (l *csLimiter) Read(p []byte) (int, error) {
-	if l.n >= l.limit {
-		return 0, errCsTooBig
-	}
-	if room := l.limit - l.n; int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	return n, err
-}
-
 // csReader holds the state of one ReadCheckstyle call.
 type csReader struct {
 	name      string
-	lim       *csLimiter
 	d         *xmlsafe.Decoder
 	keep      keeper
 	seq       int
@@ -85,7 +62,6 @@ type csReader struct {
 
 // token returns the next token; io.EOF at the end.
 func (cr *csReader) token() (xml.Token, error) {
-	cr.lim.limit = cr.lim.n + csMaxToken
 	t, err := cr.d.Token()
 	if err != nil {
 		return nil, cr.wrap(err)
@@ -102,7 +78,7 @@ func (cr *csReader) wrap(err error) error {
 		return err
 	case errors.As(err, &pe):
 		return err
-	case errors.Is(err, errCsTooBig):
+	case errors.Is(err, xmlsafe.ErrTokenTooLong):
 		return decide.LineError(cr.name, cr.d.Line(), "a single XML token is larger than %d MiB", csMaxToken>>20)
 	case errors.Is(err, xmlsafe.ErrDTD):
 		return decide.LineError(cr.name, cr.d.Line(), "%v", err)

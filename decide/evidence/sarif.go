@@ -41,6 +41,13 @@ const (
 	// sarifMaxGroups caps the distinct (rule, level) groups of held-back
 	// results per run.
 	sarifMaxGroups = 1 << 16
+	// sarifMaxArgs caps the arguments kept of one message.
+	sarifMaxArgs = 32
+	// sarifMaxStrings caps the bytes of message strings (rules'
+	// messageStrings, components' globalMessageStrings) kept per run;
+	// later ones are not kept, and a message naming them falls back to
+	// the rule's description.
+	sarifMaxStrings = 4 << 20
 	// sarifMaxDepth caps the nesting of JSON values.
 	sarifMaxDepth = 512
 )
@@ -57,9 +64,12 @@ const (
 // otherwise the level (the result's, else the rule's
 // defaultConfiguration.level, else warning) maps error → high, warning →
 // medium, note/none → low. Results with a suppression whose status is
-// absent or accepted are ignored, as are results of kind pass or
-// notApplicable and results whose baselineState is absent (fixed since the
-// baseline). Results of effective level error count as TypeErrors when the
+// absent or accepted are ignored, as are results of a kind other than fail
+// (pass, notApplicable, informational, review, open: no failure) and results
+// whose baselineState is absent (fixed since the baseline). A message given
+// by id is the rule's messageStrings entry of that id, else the tool
+// component's globalMessageStrings entry, with its {0}, {1}… placeholders
+// filled from the message's arguments. Results of effective level error count as TypeErrors when the
 // tool is a type checker (or the rule is "typecheck") and as LintErrors
 // otherwise.
 func ReadSARIF(name string, r io.Reader) (*decide.Evidence, error) {
@@ -678,12 +688,14 @@ type sarifReader struct {
 	sawRuns    bool
 	runs       int
 
-	suppressed int // results ignored for a suppression
-	absent     int // results ignored for baselineState absent
-	badScores  int // security-severity values that are not numbers
-	unknownRef int // results whose rule could not be found
-	overflow   int // results held back past sarifMaxPending
-	extraRules int // rules past sarifMaxRules
+	suppressed   int // results ignored for a suppression
+	absent       int // results ignored for baselineState absent
+	notFail      int // results ignored for a kind other than fail
+	extraStrings int // message strings past sarifMaxStrings
+	badScores    int // security-severity values that are not numbers
+	unknownRef   int // results whose rule could not be found
+	overflow     int // results held back past sarifMaxPending
+	extraRules   int // rules past sarifMaxRules
 }
 
 // readLog reads the top-level object.
@@ -826,6 +838,14 @@ func (sr *sarifReader) readComponent(run *sarifRun, comp int, what string) error
 			run.driver, err = s.stringVal(what, ".name", sarifMaxField)
 		case string(key) == "rules":
 			err = sr.readRules(run, comp, what+".rules")
+		case string(key) == "globalMessageStrings":
+			var m map[string]string
+			if m, err = sr.readMessageStrings(run, what+".globalMessageStrings"); err == nil && m != nil {
+				if run.global == nil {
+					run.global = map[int]map[string]string{}
+				}
+				run.global[comp] = m
+			}
 		default:
 			err = s.skip(4)
 		}
@@ -844,7 +864,7 @@ func (sr *sarifReader) readRules(run *sarifRun, comp int, what string) error {
 			sr.extraRules++
 			return s.skip(5)
 		}
-		rule, err := sr.readRule()
+		rule, err := sr.readRule(run)
 		if err != nil {
 			return sarifPrefix(err, fmt.Sprintf("%s[%d]", what, i))
 		}
@@ -878,7 +898,7 @@ func sarifPrefix(err error, path string) error {
 }
 
 // readRule reads one reportingDescriptor.
-func (sr *sarifReader) readRule() (sarifRule, error) {
+func (sr *sarifReader) readRule(run *sarifRun) (sarifRule, error) {
 	s := &sr.sc
 	var rule sarifRule
 	var short, full, name string
@@ -890,9 +910,11 @@ func (sr *sarifReader) readRule() (sarifRule, error) {
 		case "name":
 			name, err = s.stringVal("", "name", sarifMaxDesc)
 		case "shortDescription":
-			short, _, err = sr.readMessage("shortDescription")
+			short, err = sr.readText("shortDescription")
 		case "fullDescription":
-			full, _, err = sr.readMessage("fullDescription")
+			full, err = sr.readText("fullDescription")
+		case "messageStrings":
+			rule.msgs, err = sr.readMessageStrings(run, "messageStrings")
 		case "defaultConfiguration":
 			err = sr.readObject("defaultConfiguration", func(k []byte) error {
 				if string(k) != "level" {
@@ -947,29 +969,81 @@ func (sr *sarifReader) readObject(field string, member func(key []byte) error) e
 	return s.object("", field, member)
 }
 
+// sarifMessage is what the reader keeps of a message object.
+type sarifMessage struct {
+	text string   // text, else markdown
+	id   string   // the id of a message string, when given by id
+	args []string // arguments for the placeholders (at most sarifMaxArgs)
+}
+
 // readMessage reads a message or multiformatMessageString: its text (else
-// markdown) and id.
-func (sr *sarifReader) readMessage(field string) (text, id string, err error) {
+// markdown), id and arguments.
+func (sr *sarifReader) readMessage(field string) (sarifMessage, error) {
 	s := &sr.sc
+	var m sarifMessage
 	var md string
-	err = sr.readObject(field, func(k []byte) error {
+	err := sr.readObject(field, func(k []byte) error {
 		var err error
 		switch string(k) {
 		case "text":
-			text, err = s.stringVal(field, ".text", sarifMaxMessage)
+			m.text, err = s.stringVal(field, ".text", sarifMaxMessage)
 		case "markdown":
 			md, err = s.stringVal(field, ".markdown", sarifMaxMessage)
 		case "id":
-			id, err = s.stringVal(field, ".id", sarifMaxField)
+			m.id, err = s.stringVal(field, ".id", sarifMaxField)
+		case "arguments":
+			if null, err := s.null(); null || err != nil {
+				return err
+			}
+			err = s.array(field, ".arguments", func(i int) error {
+				a, err := s.stringVal(field, fmt.Sprintf(".arguments[%d]", i), sarifMaxField)
+				if err == nil && len(m.args) < sarifMaxArgs {
+					m.args = append(m.args, a)
+				}
+				return err
+			})
 		default:
 			err = s.skip(8)
 		}
 		return err
 	})
-	if text = strings.TrimSpace(text); text == "" {
-		text = strings.TrimSpace(md)
+	if m.text = strings.TrimSpace(m.text); m.text == "" {
+		m.text = strings.TrimSpace(md)
 	}
-	return text, id, err
+	return m, err
+}
+
+// readText reads a multiformatMessageString for its text (else markdown).
+func (sr *sarifReader) readText(field string) (string, error) {
+	m, err := sr.readMessage(field)
+	return m.text, err
+}
+
+// readMessageStrings reads a map of id → multiformatMessageString. What is
+// kept counts against the run's sarifMaxStrings budget.
+func (sr *sarifReader) readMessageStrings(run *sarifRun, field string) (map[string]string, error) {
+	s := &sr.sc
+	if null, err := s.null(); null || err != nil {
+		return nil, err
+	}
+	var out map[string]string
+	err := s.object("", field, func(key []byte) error {
+		id := string(key)
+		text, err := sr.readText(field + "." + sarifCap(id, 64))
+		if err != nil || text == "" {
+			return err
+		}
+		if run.strBytes += len(id) + len(text); run.strBytes > sarifMaxStrings {
+			sr.extraStrings++
+			return nil
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[id] = text
+		return nil
+	})
+	return out, err
 }
 
 // sarifScore is a security-severity property: a number or a numeric
@@ -1048,7 +1122,7 @@ type sarifResult struct {
 	ruleRefIndex  int
 	ruleRefID     string
 	kind, level   string
-	text, msgID   string
+	msg           sarifMessage
 	uri, uriBase  string
 	line          int
 	suppressed    bool
@@ -1112,7 +1186,7 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 		case "level":
 			res.level, err = s.stringVal("", "level", 64)
 		case "message":
-			res.text, res.msgID, err = sr.readMessage("message")
+			res.msg, err = sr.readMessage("message")
 		case "locations":
 			err = sr.readLocations(&res)
 		case "suppressions":
@@ -1209,9 +1283,9 @@ func (sr *sarifReader) readSuppressions(res *sarifResult) error {
 // addResult files one result.
 func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) error {
 	kind := strings.ToLower(strings.TrimSpace(res.kind))
-	switch kind {
-	case "pass", "notapplicable":
-		return nil // not a problem
+	if kind != "" && kind != "fail" {
+		sr.notFail++ // pass, notApplicable, informational, review, open
+		return nil
 	}
 	if strings.EqualFold(res.baseline, "absent") {
 		sr.absent++
@@ -1246,15 +1320,15 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) err
 	if ref.index < -1 {
 		ref.index = -1
 	}
-	f := decide.Finding{Rule: ref.id, Message: res.text, Source: sr.name}
+	f := decide.Finding{Rule: ref.id, Source: sr.name}
 	f.File = sarifPath(res.uri, res.uriBase, run.bases)
 	if res.line > 0 {
 		f.Line = res.line
 	}
 	sr.seq++
-	key := sarifGroupKey{ref: ref, level: level, nonFail: kind != "" && kind != "fail", score: own}
+	key := sarifGroupKey{ref: ref, level: level, score: own}
 	if !run.toolSeen {
-		return sr.holdBack(run, key, f, res.msgID)
+		return sr.holdBack(run, key, f, res.msg)
 	}
 	rule := run.lookup(ref, &sr.unknownRef)
 	sev, isErr := sarifResolve(key, rule)
@@ -1264,13 +1338,13 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) err
 		return nil
 	}
 	f.Severity = sev
-	sarifFillMessage(&f, res.msgID, rule)
+	sarifFillMessage(&f, res.msg, ref.comp, rule, run)
 	sr.keep.add(sr.seq, f)
 	return nil
 }
 
 // holdBack keeps a result read before its run's tool until the run ends.
-func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Finding, msgID string) error {
+func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Finding, msg sarifMessage) error {
 	if run.groups == nil {
 		run.groups = map[sarifGroupKey]*sarifGroup{}
 	}
@@ -1293,7 +1367,7 @@ func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Findi
 		return nil
 	}
 	g.kept++
-	run.pending = append(run.pending, sarifPending{key: key, seq: sr.seq, f: f, msgID: msgID})
+	run.pending = append(run.pending, sarifPending{key: key, seq: sr.seq, f: f, msg: msg})
 	return nil
 }
 
@@ -1304,6 +1378,7 @@ type sarifRule struct {
 	level    string // defaultConfiguration.level, lower case; "" when absent
 	score    decide.Severity
 	hasScore bool
+	msgs     map[string]string // messageStrings: id → text
 }
 
 // sarifRuleRef names the rule of a result: a tool component (-1 for the
@@ -1317,10 +1392,9 @@ type sarifRuleRef struct {
 
 // sarifGroupKey groups held-back results that resolve alike.
 type sarifGroupKey struct {
-	ref     sarifRuleRef
-	level   string
-	nonFail bool
-	score   decide.Severity
+	ref   sarifRuleRef
+	level string
+	score decide.Severity
 }
 
 type sarifGroup struct {
@@ -1329,10 +1403,10 @@ type sarifGroup struct {
 
 // sarifPending is a result read before its run's rules.
 type sarifPending struct {
-	key   sarifGroupKey
-	seq   int
-	f     decide.Finding
-	msgID string
+	key sarifGroupKey
+	seq int
+	f   decide.Finding
+	msg sarifMessage
 }
 
 // sarifRun is the state of one run.
@@ -1343,7 +1417,9 @@ type sarifRun struct {
 	comps    map[int][]sarifRule
 	byID     map[string]*sarifRule
 	rules    int
-	bases    map[string]string // originalUriBaseIds: name → file path prefix
+	bases    map[string]string         // originalUriBaseIds: name → file path prefix
+	global   map[int]map[string]string // globalMessageStrings per component
+	strBytes int                       // bytes of message strings kept
 
 	pending []sarifPending
 	groups  map[sarifGroupKey]*sarifGroup
@@ -1357,7 +1433,7 @@ func (sr *sarifReader) finishRun(run *sarifRun) {
 		rule := run.lookup(p.key.ref, &counted)
 		sev, _ := sarifResolve(p.key, rule)
 		p.f.Severity = sev
-		sarifFillMessage(&p.f, p.msgID, rule)
+		sarifFillMessage(&p.f, p.msg, p.key.ref.comp, rule, run)
 		if p.f.File != "" && run.bases != nil {
 			p.f.File = sarifRelBase(p.f.File, run.bases)
 		}
@@ -1423,8 +1499,6 @@ func sarifResolve(key sarifGroupKey, rule *sarifRule) (decide.Severity, bool) {
 	level := key.level
 	if level == "" {
 		switch {
-		case key.nonFail:
-			level = "none" // SARIF §3.27.10: kinds other than fail default to none
 		case rule != nil && rule.level != "":
 			level = rule.level
 		default:
@@ -1442,21 +1516,76 @@ func sarifResolve(key sarifGroupKey, rule *sarifRule) (decide.Severity, bool) {
 	return sev, isErr
 }
 
-// sarifFillMessage supplies a message for a result that gave only an id.
-func sarifFillMessage(f *decide.Finding, msgID string, rule *sarifRule) {
-	if f.Message != "" {
+// sarifFillMessage sets a result's message (SARIF §3.11): its text, else
+// the message string its id names — the rule's messageStrings, else the
+// globalMessageStrings of the rule's tool component (comp, -1 for the
+// driver) — with the placeholders filled from its arguments. A message
+// that cannot be resolved falls back to the rule's description, the id,
+// the rule id.
+func sarifFillMessage(f *decide.Finding, m sarifMessage, comp int, rule *sarifRule, run *sarifRun) {
+	text := m.text
+	if text == "" && m.id != "" {
+		if rule != nil {
+			text = rule.msgs[m.id]
+		}
+		if text == "" {
+			text = run.global[comp][m.id]
+		}
+	}
+	if text != "" {
+		if len(m.args) > 0 {
+			text = sarifFormat(text, m.args)
+		}
+		f.Message = sarifCap(text, sarifMaxMessage)
 		return
 	}
 	switch {
 	case rule != nil && rule.desc != "":
 		f.Message = rule.desc
-	case msgID != "":
-		f.Message = msgID
+	case m.id != "":
+		f.Message = m.id
 	case f.Rule != "":
 		f.Message = f.Rule
 	default:
 		f.Message = "(no message)"
 	}
+}
+
+// sarifFormat fills the placeholders {0}, {1}… of a SARIF message string
+// from args (SARIF §3.11.5); "{{" and "}}" stand for literal braces, and a
+// placeholder without its argument is left as written.
+func sarifFormat(s string, args []string) string {
+	if !strings.ContainsAny(s, "{}") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case (c == '{' || c == '}') && i+1 < len(s) && s[i+1] == c:
+			b.WriteByte(c)
+			i++
+		case c == '{':
+			j := i + 1
+			for j < len(s) && j-i <= 3 && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j > i+1 && j < len(s) && s[j] == '}' {
+				if n, _ := strconv.Atoi(s[i+1 : j]); n < len(args) {
+					b.WriteString(args[n])
+					i = j
+					continue
+				}
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+		if b.Len() > sarifMaxMessage {
+			break
+		}
+	}
+	return b.String()
 }
 
 func (sr *sarifReader) finish() *decide.Evidence {
@@ -1468,6 +1597,12 @@ func (sr *sarifReader) finish() *decide.Evidence {
 	}
 	if sr.suppressed > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: %d suppressed %s ignored", sr.name, sr.suppressed, sarifPlural(sr.suppressed, "result", "results")))
+	}
+	if sr.notFail > 0 {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: %d %s of a kind other than fail (pass, informational, review, ...) ignored", sr.name, sr.notFail, sarifPlural(sr.notFail, "result", "results")))
+	}
+	if sr.extraStrings > 0 {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: %d message strings past the first %d MiB of a run not kept", sr.name, sr.extraStrings, sarifMaxStrings>>20))
 	}
 	if sr.absent > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: %d %s with baselineState absent (fixed) ignored", sr.name, sr.absent, sarifPlural(sr.absent, "result", "results")))
@@ -1664,6 +1799,9 @@ func isSARIF(head []byte) bool {
 	if v, ok := sarifKeyString(h, "$schema"); ok && strings.Contains(strings.ToLower(v), "sarif") {
 		return true
 	}
+	if sarifRunsFirst(h) {
+		return true
+	}
 	v, ok := sarifKeyString(h, "version")
 	return ok && v == "2.1.0" && valHasKey(h, "runs")
 }
@@ -1702,4 +1840,21 @@ func sarifKeyString(h []byte, key string) (string, bool) {
 		}
 		return "", false
 	}
+}
+
+// sarifRunsFirst reports whether the object at the head of h opens with a
+// "runs" array, as gosec writes its logs ($schema and version come after
+// the results, past any head a sniffer looks at). No other format gcloop
+// reads has a top-level runs array; ReadSARIF checks the version.
+func sarifRunsFirst(h []byte) bool {
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(h[1:], " \t\r\n"), []byte(`"runs"`))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	return len(rest) > 0 && rest[0] == '['
 }

@@ -87,7 +87,10 @@ func TestReadSARIFSeverityAndSuppression(t *testing.T) {
 		{"One accepted suppression among rejected ones ignores the result.", sarifRes(`"ruleId":"R2","suppressions":[{"status":"rejected"},{"status":"accepted"}]`), nil, 0},
 		{"A result of kind pass is ignored.", sarifRes(`"ruleId":"R2","kind":"pass"`), nil, 0},
 		{"A result of kind notApplicable is ignored.", sarifRes(`"ruleId":"R2","kind":"notApplicable"`), nil, 0},
-		{"A result of another kind without level is low, whatever its rule says.", sarifRes(`"ruleId":"R2","kind":"review"`), []decide.Finding{sarifFinding(decide.Low, "R2")}, 0},
+		{"A result of kind review is no failure and is ignored.", sarifRes(`"ruleId":"R2","kind":"review"`), nil, 0},
+		{"A result of kind informational is ignored.", sarifRes(`"ruleId":"R2","kind":"informational","level":"error"`), nil, 0},
+		{"A result of kind open is ignored.", sarifRes(`"ruleId":"R2","kind":"open"`), nil, 0},
+		{"A result of kind fail is kept.", sarifRes(`"ruleId":"R2","kind":"fail"`), []decide.Finding{sarifFinding(decide.High, "R2")}, 1},
 		{"A result absent since the baseline is ignored.", sarifRes(`"ruleId":"R2","baselineState":"absent"`), nil, 0},
 		{"A new result since the baseline is kept.", sarifRes(`"ruleId":"R2","baselineState":"new"`), []decide.Finding{sarifFinding(decide.High, "R2")}, 1},
 	}
@@ -427,6 +430,8 @@ func TestIsSARIF(t *testing.T) {
 		{"A validation report is not SARIF.", `{"passed":true,"regressions":0,"checks":{}}`, false},
 		{"An array is not SARIF.", `[{"version":"2.1.0","runs":[]}]`, false},
 		{"XML is not SARIF.", `<checkstyle/>`, false},
+		{"A log that opens with its runs array is SARIF, whatever follows (gosec).", "{\n\t\"runs\": [\n\t\t{\n\t\t\t\"results\": [", true},
+		{"A runs key that is no array is not SARIF.", `{"runs": 3}`, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

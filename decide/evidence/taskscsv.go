@@ -61,7 +61,8 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 	if !hasReview && !hasCritique && !hasAudit {
 		return nil, decide.LineError(name, 1, "no review, critique or audit columns (want review_score/gc_signal, severity_summary or audit_score/audit_signal in the header)")
 	}
-	var best [3]*csvRow // review, critique, audit
+	var best [3]*csvRow    // review, critique, audit
+	var emptyAudit *csvRow // the last completed AUDIT row with neither score nor signal
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -79,6 +80,9 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 		critique := hasCritique && cols.get(rec, "severity_summary") != ""
 		review := hasReview && (cols.get(rec, "review_score") != "" || (!critique && cols.get(rec, "gc_signal") != ""))
 		audit := hasAudit && (cols.get(rec, "audit_score") != "" || cols.get(rec, "audit_signal") != "")
+		if hasAudit && !audit && csvDoneAuditRow(rec, cols) && (emptyAudit == nil || wave >= emptyAudit.waveN) {
+			emptyAudit = row.snapshot(cols)
+		}
 		for k, ok := range [3]bool{review, critique, audit} {
 			if !ok {
 				continue
@@ -125,6 +129,12 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 			}
 		}
 		ev.Critique = cf
+	}
+	if best[2] == nil && emptyAudit != nil {
+		// The audit ran but filled neither column: its evidence is an
+		// anomaly, counted as fix_required (DESIGN §2.3), not "no audit".
+		best[2] = emptyAudit
+		notes.addf("%s:%d: the audit row %s is completed with audit_score and audit_signal empty", name, emptyAudit.lines["id"], csvShort(emptyAudit.vals["id"]))
 	}
 	if b := best[2]; b != nil {
 		af := &decide.AuditFacts{Summary: b.vals["findings"]}
@@ -202,7 +212,7 @@ func (r *csvRow) wave(name string, cols csvColumns) (int, error) {
 
 func (r *csvRow) snapshot(cols csvColumns) *csvRow {
 	out := &csvRow{waveN: r.waveN, vals: map[string]string{}, lines: map[string]int{}}
-	for _, k := range []string{"review_score", "gc_signal", "severity_summary", "audit_score", "audit_signal", "findings", "artifacts_produced"} {
+	for _, k := range []string{"id", "review_score", "gc_signal", "severity_summary", "audit_score", "audit_signal", "findings", "artifacts_produced"} {
 		if i, ok := cols[k]; ok && i < len(r.rec) {
 			out.vals[k] = strings.TrimSpace(r.rec[i])
 			out.lines[k] = r.line(i)
@@ -310,4 +320,21 @@ func isTasksCSV(head []byte) bool {
 		}
 	}
 	return loop && id
+}
+
+// csvDoneAuditRow reports whether a row is the audit task's own (its id
+// starts with AUDIT, as the framework names audit tasks) and is done: its
+// status is completed, or the file has no status column.
+func csvDoneAuditRow(rec []string, cols csvColumns) bool {
+	if !strings.HasPrefix(strings.ToUpper(cols.get(rec, "id")), "AUDIT") {
+		return false
+	}
+	if !cols.has("status") {
+		return true
+	}
+	switch strings.ToLower(cols.get(rec, "status")) {
+	case "completed", "complete", "done":
+		return true
+	}
+	return false
 }

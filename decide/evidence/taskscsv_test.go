@@ -28,6 +28,14 @@ func TestReadTasksCSVFixtures(t *testing.T) {
 				Summary:   "Design audit: 5.8/10. 1 critical: focus ring removed on Button.",
 				Artifacts: []string{"artifacts/audit/audit-001.md"}},
 		}},
+		// The same file with the audit row's score and signal cells emptied.
+		{"tasks-uidesign-unscored.csv", &decide.Evidence{
+			Sources: []string{"tasks-uidesign-unscored.csv"},
+			Audit: &decide.AuditFacts{
+				Summary:   "Design audit: 5.8/10. 1 critical: focus ring removed on Button.",
+				Artifacts: []string{"artifacts/audit/audit-001.md"}},
+			Notes: []string{"tasks-uidesign-unscored.csv:4: the audit row AUDIT-001 is completed with audit_score and audit_signal empty"},
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()
@@ -72,6 +80,16 @@ func TestReadTasksCSV(t *testing.T) {
 		{"a signal-only review row without a score column",
 			"id,status,gc_signal\nR,completed,revision_needed\n",
 			&decide.Evidence{Sources: []string{"t.csv"}, Review: &decide.ReviewFacts{Signal: "REVISION_NEEDED"}}},
+		{"a completed AUDIT row with empty score and signal is the audit's",
+			"id,status,findings,audit_score,audit_signal\nAUDIT-001,completed,looked at it,,\n",
+			&decide.Evidence{Sources: []string{"t.csv"}, Audit: &decide.AuditFacts{Summary: "looked at it"},
+				Notes: []string{"t.csv:2: the audit row AUDIT-001 is completed with audit_score and audit_signal empty"}}},
+		{"a pending AUDIT row is no audit yet",
+			"id,status,findings,audit_score,audit_signal\nAUDIT-001,pending,,,\n",
+			&decide.Evidence{Sources: []string{"t.csv"}, Notes: []string{"t.csv: no row has review, critique or audit values yet"}}},
+		{"a filled audit row wins over an empty one",
+			"id,wave,status,audit_score,audit_signal\nAUDIT-001,1,completed,7,\nAUDIT-002,2,completed,,\n",
+			&decide.Evidence{Sources: []string{"t.csv"}, Audit: &decide.AuditFacts{Score: lnF64(7)}}},
 		{"no row filled yet",
 			"id,status,review_score,gc_signal\nR,pending,,\n",
 			&decide.Evidence{Sources: []string{"t.csv"}, Notes: []string{"t.csv: no row has review, critique or audit values yet"}}},

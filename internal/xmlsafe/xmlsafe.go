@@ -1,8 +1,9 @@
-// Package xmlsafe reads XML from untrusted reports: no DTDs, no entity
-// declarations, bounded nesting and bounded token size.
+// Package xmlsafe reads XML from untrusted reports: no DTD is read, no
+// entity declarations, bounded nesting and bounded token size.
 package xmlsafe
 
 import (
+	"bufio"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -12,6 +13,11 @@ import (
 // MaxDepth is the deepest element nesting a Decoder accepts.
 const MaxDepth = 256
 
+// MaxToken is the default cap on the bytes of one token (a start element
+// with all its attributes, a run of character data, a comment). It bounds
+// the memory encoding/xml needs for any input; SetMaxToken changes it.
+const MaxToken = 1 << 20
+
 // ErrDTD is returned for a document that carries a DTD or entity
 // declarations (DESIGN §10: no XML external entities).
 var ErrDTD = errors.New("DTD or entity declarations are not allowed")
@@ -19,20 +25,16 @@ var ErrDTD = errors.New("DTD or entity declarations are not allowed")
 // Decoder wraps encoding/xml with the limits above.
 type Decoder struct {
 	d       *xml.Decoder
+	lr      *limitReader
 	depth   int
-	allow   func(string) bool // AllowDoctype's predicate; nil allows none
-	started bool              // the root element was read
-	doctype bool              // a DOCTYPE was accepted
-	onToken func()            // OnToken's function; nil for none
+	started bool   // the root element was read
+	doctype bool   // a DOCTYPE was accepted
+	onToken func() // OnToken's function; nil for none
 }
 
-// AllowDoctype lets through one DOCTYPE before the root element when ok
-// returns true for its text (what follows "<!", e.g. `DOCTYPE report
-// PUBLIC "..." "report.dtd"`). Use it only for exact, known declarations
-// without an internal subset: the DTD is never read, and entities stay
-// undeclared (strict mode rejects any reference to them). Every other
-// directive is still ErrDTD.
-func (x *Decoder) AllowDoctype(ok func(string) bool) { x.allow = ok }
+// SetMaxToken sets the cap on the bytes of one token (MaxToken unless
+// set). A longer token is an error wrapping ErrTokenTooLong.
+func (x *Decoder) SetMaxToken(n int64) { x.lr.max = n }
 
 // OnToken sets f to be called each time a token was read from the input
 // (by Token, Skip or Text), also when reading it failed. A reader that caps
@@ -41,16 +43,19 @@ func (x *Decoder) OnToken(f func()) { x.onToken = f }
 
 // NewDecoder returns a strict decoder over r. Undeclared entities are
 // errors (encoding/xml's strict mode); only the five predefined ones and
-// character references are expanded.
+// character references are expanded. One plain external DOCTYPE before the
+// root element (see PlainDoctype) is accepted and never fetched; any other
+// directive is ErrDTD.
 func NewDecoder(r io.Reader) *Decoder {
-	d := xml.NewDecoder(r)
+	lr := &limitReader{r: bufio.NewReaderSize(r, 64<<10), max: MaxToken}
+	d := xml.NewDecoder(lr)
 	d.Strict = true
 	d.CharsetReader = func(charset string, in io.Reader) (io.Reader, error) {
 		// Reports in ISO-8859-1/ASCII are read as bytes: element and
 		// attribute names are ASCII, and non-ASCII text is only shown.
 		return in, nil
 	}
-	return &Decoder{d: d}
+	return &Decoder{d: d, lr: lr}
 }
 
 // InputOffset is the byte offset of the decoder, for error messages.
@@ -66,6 +71,7 @@ func (x *Decoder) Line() int {
 // input it returns io.EOF.
 func (x *Decoder) Token() (xml.Token, error) {
 	tok, err := x.d.Token()
+	x.lr.mark = x.lr.n
 	if x.onToken != nil {
 		x.onToken()
 	}
@@ -74,7 +80,7 @@ func (x *Decoder) Token() (xml.Token, error) {
 	}
 	switch t := tok.(type) {
 	case xml.Directive:
-		if x.allow != nil && !x.started && !x.doctype && x.allow(string(t)) {
+		if !x.started && !x.doctype && PlainDoctype(string(t)) {
 			x.doctype = true
 			return t, nil
 		}
