@@ -19,7 +19,7 @@ import (
 var InputNames = []string{
 	"token", "loop", "id", "evidence", "artifacts", "run-id", "max-rounds", "threshold",
 	"target", "layer", "stall", "issues", "labels", "commit", "test-patterns", "dispatch",
-	"comment", "fail-on", "config", "timeout", "dry-run", "discoveries",
+	"comment", "fail-on", "config", "timeout", "dry-run", "discoveries", "baseline",
 }
 
 // Options are the action's inputs, gathered and validated in one place.
@@ -38,6 +38,10 @@ type Options struct {
 	// Discoveries is a discoveries.ndjson to append gc_decision and
 	// fix_applied lines to; "" = none.
 	Discoveries string
+	// Baseline is a workspace file of test results of the unchanged head
+	// (JUnit XML or go test -json): the coverage guard refuses a round
+	// that loses or breaks a test that passed there; "" = none.
+	Baseline string
 	// Overrides are the inputs that layer over the configuration file.
 	Overrides config.Overrides
 }
@@ -46,7 +50,7 @@ type Options struct {
 // flags of the same names) and validates them. Every problem names the
 // input.
 func Gather(get func(name string) string) (*Options, error) {
-	o := &Options{Token: get("token"), ID: get("id"), Config: get("config"), Discoveries: get("discoveries")}
+	o := &Options{Token: get("token"), ID: get("id"), Config: get("config"), Discoveries: get("discoveries"), Baseline: get("baseline")}
 	var errs []string
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Sprintf("input %s: "+format, append([]any{name}, args...)...))

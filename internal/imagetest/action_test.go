@@ -58,6 +58,7 @@ var contractInputs = map[string]string{
 	"timeout":       "5m",
 	"dry-run":       "false",
 	"discoveries":   "",
+	"baseline":      "",
 }
 
 // contractOutputs are the action's step outputs (DESIGN §5.5).
