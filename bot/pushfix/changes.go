@@ -12,6 +12,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-github/v62/github"
@@ -330,6 +331,11 @@ func (w *walker) walk(dir string, ignored bool) error {
 		rel := e.Name()
 		if dir != "" {
 			rel = dir + "/" + rel
+		}
+		if !utf8.ValidString(e.Name()) {
+			// Git could hold it, GitHub's API cannot: judging around it
+			// would hide it from the guard.
+			return fmt.Errorf("workspace path %q is not valid UTF-8: GitHub's API cannot hold it", rel)
 		}
 		if w.ws.Ignore != nil && w.ws.Ignore(rel) {
 			continue

@@ -326,3 +326,16 @@ func TestScanReportsAModeChangeAloneAndThePlanRefusesIt(t *testing.T) {
 		t.Errorf("plan = %+v, want the mode change refused as file_mode", p)
 	}
 }
+
+func TestScanRefusesANonUTF8Path(t *testing.T) {
+	t.Parallel()
+	f := newFakeGit()
+	files := map[string]fakeFile{"a_test.go": {ModeFile, "package a\n"}}
+	head := f.seed("main", files)
+	dir := checkout(t, files)
+	write(t, dir, "pk\xfcg/new_test.go", "x\n", 0o644)
+	_, err := Scan(context.Background(), f, f, "o", "r", head, Workspace{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), `workspace path "pk\xfcg" is not valid UTF-8`) {
+		t.Errorf("err = %v, want the path named as not UTF-8", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gcloop/gcloop/coverage/guard"
 )
@@ -29,6 +30,10 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		if !safePath(newPath) || len(newPath) > 200 || strings.ContainsAny(newPath, "\\\x00") || strings.Contains(newPath, "//") {
+			return
+		}
+		if !utf8.ValidString(newPath) {
+			// Refused with an error naming the path (TestScanRefusesANonUTF8Path).
 			return
 		}
 		fg := newFakeGit()
