@@ -2,7 +2,6 @@ package guard
 
 import (
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -326,23 +325,4 @@ func rubyEnd(lines []string, i, ind int) int {
 		}
 	}
 	return len(lines) - 1
-}
-
-// tally counts declarations by key.
-func tally(ds []decl) map[string]int {
-	out := map[string]int{}
-	for _, d := range ds {
-		out[d.key]++
-	}
-	return out
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
