@@ -181,6 +181,15 @@ func TestCheck(t *testing.T) {
 			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
 		},
 		{
+			name:    "a NUL byte early in a file does not switch the scan off: the file is refused",
+			changes: []Change{modified("a_test.go", goTest, "// \x00\n"+goTest+"func TestB(t *testing.T) { t.Skip() }\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: BinaryFile, File: "a_test.go", Detail: "modified; holds a NUL byte, so its lines cannot be judged"},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
 			name:    "a symbolic link is refused",
 			changes: []Change{{Path: "testdata/link", New: []byte("../../etc/passwd"), NewExists: true, NewMode: "120000"}},
 			metrics: improved,
