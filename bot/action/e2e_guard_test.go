@@ -308,3 +308,19 @@ func TestGuardPushesALegitimateTestOnlyChange(t *testing.T) {
 
 // shortOf is the 7-digit form of a sha the report shows.
 func shortOf(sha string) string { return sha[:7] }
+
+func TestGuardRefusesAPullRequestRoundWhoseHeadMoved(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, map[string]string{"cart_test.go": guardTestFile})
+	checkedOut := w.head
+	payload := w.pullPayload() // the event names the head it was sent for
+	human := w.push(map[string]string{"testdata/fixture.json": "{}\n"})
+	edits := []wsEdit{{path: "cart_test.go", content: guardTestFile + "\nfunc TestMore(t *testing.T) {\n\tif Total([]int{1}) != 1 {\n\t\tt.Error(\"one\")\n\t}\n}\n"}}
+	r := w.guardRound(t, guardRun{edits: edits, checkout: checkedOut, payload: payload, extra: map[string]string{"GITHUB_SHA": checkedOut}})
+	w.mustNotPush(t, r, human, "conflict", "moved", shortOf(checkedOut))
+	for _, q := range w.gh.Requests() {
+		if q.Method == "POST" && strings.Contains(q.Path, "/git/") {
+			t.Errorf("a conflicting round created Git objects: %s %s", q.Method, q.Path)
+		}
+	}
+}
