@@ -20,8 +20,8 @@ import (
 var InputNames = []string{
 	"token", "loop", "id", "evidence", "artifacts", "run-id", "max-rounds", "threshold",
 	"target", "layer", "stall", "issues", "labels", "commit", "test-patterns", "dispatch",
-	"comment", "fail-on", "config", "timeout", "dry-run", "discoveries", "max-issues", "state-key",
-	"bot-login",
+	"comment", "fail-on", "config", "timeout", "dry-run", "discoveries", "max-issues", "baseline",
+	"state-key", "bot-login",
 }
 
 // Options are the action's inputs, gathered and validated in one place.
@@ -46,6 +46,10 @@ type Options struct {
 	// BotLogin is the bot-login input: the identity of an App
 	// installation token handed to the action; "" = told by the token.
 	BotLogin string
+	// Baseline is a workspace file of test results of the unchanged head
+	// (JUnit XML or go test -json): the coverage guard refuses a round
+	// that loses or breaks a test that passed there; "" = none.
+	Baseline string
 	// Overrides are the inputs that layer over the configuration file.
 	Overrides config.Overrides
 }
@@ -55,7 +59,7 @@ type Options struct {
 // input.
 func Gather(get func(name string) string) (*Options, error) {
 	o := &Options{Token: get("token"), ID: get("id"), Config: get("config"), Discoveries: get("discoveries"),
-		StateKey: get("state-key"), BotLogin: get("bot-login")}
+		StateKey: get("state-key"), BotLogin: get("bot-login"), Baseline: get("baseline")}
 	var errs []string
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Sprintf("input %s: "+format, append([]any{name}, args...)...))

@@ -36,13 +36,14 @@ func TestGatherReadsEveryInput(t *testing.T) {
 		"run-id": "42", "max-rounds": "4", "threshold": "8.5", "target": "70", "layer": "l2", "stall": "0",
 		"issues": "false", "labels": "a, b\nc", "commit": "true", "test-patterns": "*_test.go,tests/**",
 		"dispatch": "cov.yml", "comment": "false", "fail-on": "escalate", "config": "ci/gc.yml", "timeout": "90s",
-		"dry-run": "true", "discoveries": "d.ndjson",
+		"dry-run": "true", "discoveries": "d.ndjson", "baseline": "base/go-test.json",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Loop != decide.Coverage || o.ID != "cov-web" || o.RunID != 42 || o.Comment || !o.DryRun ||
-		o.FailOn != "escalate" || o.Config != "ci/gc.yml" || o.Timeout != 90*time.Second || o.Discoveries != "d.ndjson" {
+		o.FailOn != "escalate" || o.Config != "ci/gc.yml" || o.Timeout != 90*time.Second || o.Discoveries != "d.ndjson" ||
+		o.Baseline != "base/go-test.json" {
 		t.Errorf("options: %+v", o)
 	}
 	if diff := cmp.Diff([]string{"a.info", "results/*.json"}, o.Evidence); diff != "" {

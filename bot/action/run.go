@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
+	"github.com/gcloop/gcloop/coverage"
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
@@ -187,7 +191,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 
 	if loop == decide.Coverage && set.Commit && pull != nil && final == "" {
-		r.judgeChanges(ctx, res, pull, history)
+		r.judgeChanges(ctx, res, pull, history, ev.Tests)
 	}
 	// Whether fix issues of earlier rounds may still be open: also those
 	// of the round this run replaces (a re-run after /gc approve).
@@ -399,8 +403,10 @@ func (r *Runner) loadConfig(ctx context.Context, pull *Pull) (*config.File, erro
 }
 
 // judgeChanges judges the generator's changes in the workspace against the
-// PR head and pushes the accepted ones as one commit (DESIGN §5.3).
-func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, history []decide.RoundRecord) {
+// commit that was checked out and judged, and pushes the accepted ones as
+// one commit on it (DESIGN §5.3). after is the round's test results (its
+// JUnit evidence); the baseline input gives the results before.
+func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, history []decide.RoundRecord, after *decide.TestFacts) {
 	d := res.Decision
 	if r.GH == nil {
 		d.Notes = append(d.Notes, "dry run: the workspace changes are judged against the PR head, which needs the API; no commit planned")
@@ -411,8 +417,13 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 		escalate(d, "the PR comes from a fork: test-only fixes cannot be pushed to it")
 		return
 	}
+	judged, how := r.judgedCommit(pull)
+	if judged == "" {
+		d.Notes = append(d.Notes, "the workspace changes were not judged: "+how)
+		return
+	}
 	ws := pushfix.Workspace{Dir: r.Ctx.Workspace, Ignore: r.ownFiles(res)}
-	snap, err := pushfix.Scan(ctx, r.GH.Git, r.GH.Repositories, r.Ctx.Owner, r.Ctx.Repo, pull.HeadSHA, ws)
+	snap, err := pushfix.Scan(ctx, r.GH.Git, r.GH.Repositories, r.Ctx.Owner, r.Ctx.Repo, judged, ws)
 	if err != nil {
 		d.Notes = append(d.Notes, "the workspace changes could not be judged: "+err.Error())
 		return
@@ -427,38 +438,48 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 		m.CoverageBefore, m.PassRateBefore = prev.Coverage, prev.PassRate
 	}
 	m.CoverageAfter, m.PassRateAfter = d.Coverage, d.PassRate
+	before, baseErr := r.readBaseline()
 	opts := guard.Options{Patterns: res.Settings.TestPatterns, Markers: res.Settings.ForbiddenMarkers}
-	plan := pushfix.Plan(changes, nil, nil, m, opts)
+	plan := pushfix.Plan(changes, before, after, m, opts)
 	res.Pushfix = &plan
-	if len(snap.Unpushable) > 0 { // a change set with any of them cannot become a commit
+	// Reasons beyond the guard's that the change set cannot be pushed; any
+	// of them refuses it as a whole.
+	var extra []guard.Violation
+	for _, u := range snap.Unpushable {
+		extra = append(extra, guard.Violation{Kind: "unpushable", File: u.Path, Detail: u.Reason})
+	}
+	switch {
+	case baseErr != nil:
+		extra = append(extra, guard.Violation{Kind: "baseline", Detail: baseErr.Error()})
+	case before != nil && after == nil:
+		extra = append(extra, guard.Violation{Kind: "baseline", Detail: "a baseline is given but the round has no test results: the baseline's tests cannot be shown to still pass"})
+	}
+	if pull.HeadSHA != judged {
+		extra = append(extra, guard.Violation{Kind: "conflict", Detail: fmt.Sprintf("the PR head moved to %s after %s was checked out and judged; a commit on the new head would revert it, a commit on %s would not be a fast forward", shortSHA(pull.HeadSHA), shortSHA(judged), shortSHA(judged))})
+	}
+	if len(extra) > 0 {
 		plan.Accepted, plan.Reverted = nil, nil
-		for _, u := range snap.Unpushable {
-			plan.Guard.Violations = append(plan.Guard.Violations, guard.Violation{Kind: "unpushable", File: u.Path, Detail: u.Reason})
-		}
+		plan.Guard.Violations = append(plan.Guard.Violations, extra...)
 		for _, c := range changes {
 			plan.Reverted = append(plan.Reverted, c.Path)
 		}
 	}
 	if len(plan.Accepted) == 0 {
-		res.Reverted = plan.Reverted
-		d.Reasons = append(d.Reasons, fmt.Sprintf("the round's changes were refused and not pushed (reverted): %s", violations(plan.Guard)))
-		switch {
-		case d.Outcome != decide.Converge || d.Forced:
-		case d.Round < d.MaxRounds:
-			d.Outcome, d.Verdict, d.Advisory = decide.Fix, "FIX", false
-			d.Notes = append(d.Notes, "the coverage measured with the refused changes does not count: another round")
-			d.NextSteps = decide.NextSteps(d)
-		default:
-			escalate(d, "the last round's changes were refused: the coverage measured with them does not count")
-		}
+		refused(res, plan)
 		return
 	}
 	sha, err := pushfix.Push(ctx, r.GH.Git, pushfix.PushSpec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, Branch: pull.HeadRef,
-		HeadSHA: pull.HeadSHA, BaseTree: snap.BaseTree, Changes: plan.Accepted, Modes: snap.Modes,
+		HeadSHA: judged, BaseTree: snap.BaseTree, Changes: plan.Accepted, Modes: snap.Modes,
 		Message: fmt.Sprintf("gcloop: test-only fixes of %s round %d\n\n%d file(s) judged test-only by gcloop.", d.ID, d.Round, len(plan.Accepted))})
 	switch {
 	case errors.Is(err, pushfix.ErrHeadMoved):
-		d.Notes = append(d.Notes, "not pushed: the PR head moved while the round ran ("+err.Error()+"); the next round judges the new head")
+		plan.Guard.Violations = append(plan.Guard.Violations, guard.Violation{Kind: "conflict", Detail: "the PR head moved after " + shortSHA(judged) + " was checked out and judged (" + err.Error() + ")"})
+		plan.Reverted = nil
+		for _, c := range changes {
+			plan.Reverted = append(plan.Reverted, c.Path)
+		}
+		plan.Accepted = nil
+		refused(res, plan)
 	case err != nil:
 		d.Notes = append(d.Notes, "the test-only fix could not be pushed: "+err.Error())
 	default:
@@ -467,12 +488,82 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 	}
 }
 
+// refused records a change set that was not pushed: the report says
+// "reverted" and why, and the coverage measured with it does not count.
+func refused(res *Result, plan pushfix.Result) {
+	d := res.Decision
+	*res.Pushfix = plan
+	res.Reverted = plan.Reverted
+	d.Reasons = append(d.Reasons, fmt.Sprintf("the round's changes were refused and not pushed (reverted): %s", violations(plan.Guard)))
+	switch {
+	case d.Outcome != decide.Converge || d.Forced:
+	case d.Round < d.MaxRounds:
+		d.Outcome, d.Verdict, d.Advisory = decide.Fix, "FIX", false
+		d.Notes = append(d.Notes, "the coverage measured with the refused changes does not count: another round")
+		d.NextSteps = decide.NextSteps(d)
+	default:
+		escalate(d, "the last round's changes were refused: the coverage measured with them does not count")
+	}
+}
+
+// judgedCommit returns the commit the workspace holds — the one the
+// generator changed and the guard judges, and the only parent a pushed
+// commit may have: the event's head sha for pull_request, GITHUB_SHA for
+// workflow_dispatch (the dispatched ref's commit, which the checkout
+// holds), the run's head sha for workflow_run. Otherwise the PR head. ""
+// with the reason when it cannot be told.
+func (r *Runner) judgedCommit(pull *Pull) (string, string) {
+	c := r.Ctx
+	var sha, src string
+	switch {
+	case c.EventName == "workflow_dispatch":
+		sha, src = c.SHA, "GITHUB_SHA"
+	case c.Run != nil:
+		sha, src = c.Run.GetHeadSHA(), "the workflow run's head sha"
+	case c.Pull != nil:
+		sha, src = c.Pull.HeadSHA, "the event's pull request head sha"
+	default:
+		sha, src = pull.HeadSHA, "the pull request's head sha"
+	}
+	if sha == "" {
+		return "", "the checked-out commit is unknown (" + src + " is empty)"
+	}
+	return sha, src
+}
+
+// readBaseline reads the baseline input: test results of the unchanged
+// head, opened inside the workspace only. nil when the input is empty.
+func (r *Runner) readBaseline() (*decide.TestFacts, error) {
+	name := r.Opts.Baseline
+	if name == "" {
+		return nil, nil
+	}
+	root, err := os.OpenRoot(r.Ctx.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("input baseline: open the workspace: %w", err)
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(path.Clean(name)))
+	if err != nil {
+		return nil, fmt.Errorf("input baseline %s: %w", name, err)
+	}
+	defer f.Close()
+	t, err := coverage.ReadTests(name, f)
+	if err != nil {
+		return nil, fmt.Errorf("input baseline: %w", err)
+	}
+	return t, nil
+}
+
 // ownFiles hides from the change set what the round itself put in the
 // workspace: the evidence files it read and gcloop's own outputs.
 func (r *Runner) ownFiles(res *Result) func(string) bool {
 	evidence := map[string]bool{}
 	for _, f := range res.EvidenceFiles {
 		evidence[f] = true
+	}
+	if b := r.Opts.Baseline; b != "" {
+		evidence[path.Clean(filepath.ToSlash(b))] = true
 	}
 	return func(p string) bool {
 		return evidence[p] || p == ".gcloop" || strings.HasPrefix(p, ".gcloop/")

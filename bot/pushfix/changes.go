@@ -12,6 +12,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-github/v62/github"
@@ -117,9 +118,11 @@ type diskFile struct {
 //     Gitignore for the rules supported.
 //   - Each file is hashed with BlobID and compared with the tree entry:
 //     same id, unchanged; different, modified; in the tree only, deleted;
-//     on disk only and not ignored, added. A mode change alone is not a
-//     change. Old contents come from the contents API at headSHA and are
-//     checked against the tree's blob id.
+//     on disk only and not ignored, added. A mode change alone (the
+//     owner's executable bit against 100644/100755) is a change, with the
+//     same content on both sides, so the guard can refuse it. Each change
+//     carries both sides' modes. Old contents come from the contents API
+//     at headSHA and are checked against the tree's blob id.
 //   - Symbolic links and submodules are judged by path (a link's content
 //     is its target, a submodule's "Subproject commit <sha>"), never
 //     pushed: a changed one is listed in Unpushable. A submodule
@@ -329,6 +332,11 @@ func (w *walker) walk(dir string, ignored bool) error {
 		if dir != "" {
 			rel = dir + "/" + rel
 		}
+		if !utf8.ValidString(e.Name()) {
+			// Git could hold it, GitHub's API cannot: judging around it
+			// would hide it from the guard.
+			return fmt.Errorf("workspace path %q is not valid UTF-8: GitHub's API cannot hold it", rel)
+		}
 		if w.ws.Ignore != nil && w.ws.Ignore(rel) {
 			continue
 		}
@@ -393,7 +401,7 @@ func (sc *scanner) tracked(p string, e treeFile, disk map[string]diskFile) error
 			sc.snap.Notes = append(sc.snap.Notes, fmt.Sprintf("%s: a submodule, not compared", p))
 			return nil
 		}
-		c := guard.Change{Path: p, Old: []byte("Subproject commit " + e.sha + "\n"), OldExists: true}
+		c := guard.Change{Path: p, Old: []byte("Subproject commit " + e.sha + "\n"), OldExists: true, OldMode: e.mode, NewMode: diskMode(d)}
 		if err := sc.readNew(&c, d); err != nil {
 			return err
 		}
@@ -403,7 +411,7 @@ func (sc *scanner) tracked(p string, e treeFile, disk map[string]diskFile) error
 		return nil
 	}
 	if !onDisk {
-		c := guard.Change{Path: p, OldExists: true}
+		c := guard.Change{Path: p, OldExists: true, OldMode: e.mode}
 		if err := sc.readOld(&c, e); err != nil {
 			return err
 		}
@@ -418,10 +426,10 @@ func (sc *scanner) tracked(p string, e treeFile, disk map[string]diskFile) error
 	if err != nil {
 		return err
 	}
-	if id == e.sha && d.symlink == (e.mode == ModeSymlink) {
+	if id == e.sha && diskMode(d) == e.mode {
 		return nil
 	}
-	c := guard.Change{Path: p, OldExists: true}
+	c := guard.Change{Path: p, OldExists: true, OldMode: e.mode, NewMode: diskMode(d)}
 	if err := sc.readNew(&c, d); err != nil {
 		return err
 	}
@@ -441,7 +449,7 @@ func (sc *scanner) tracked(p string, e treeFile, disk map[string]diskFile) error
 
 // added records an untracked, unignored file.
 func (sc *scanner) added(p string, d diskFile) error {
-	c := guard.Change{Path: p}
+	c := guard.Change{Path: p, NewMode: diskMode(d)}
 	if err := sc.readNew(&c, d); err != nil {
 		return err
 	}

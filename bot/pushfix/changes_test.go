@@ -133,15 +133,15 @@ func TestScanFindsModifiedAddedAndDeletedFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []guard.Change{
-				{Path: "build/tracked.txt", Old: []byte(files["build/tracked.txt"].content), New: []byte("changed\n"), OldExists: true, NewExists: true},
-				{Path: "docs/old.md", Old: []byte("# old\n"), OldExists: true},
-				{Path: "keep.out", New: []byte("kept\n"), NewExists: true},
-				{Path: "pkg/a_test.go", Old: []byte(files["pkg/a_test.go"].content), New: []byte("package pkg\n\nfunc TestA(t *testing.T) {}\nfunc TestB(t *testing.T) {}\n"), OldExists: true, NewExists: true},
-				{Path: "pkg/b_test.go", New: []byte("package pkg\n"), NewExists: true},
-				{Path: "pkg/testdata/big.golden", Old: []byte(files["pkg/testdata/big.golden"].content), New: []byte(files["pkg/testdata/big.golden"].content + "more\n"), OldExists: true, NewExists: true},
-				{Path: "pkg/testdata/img.bin", Old: []byte("\x89PNG\x00\x01\x02"), New: []byte("\x89PNG\x00\x01\x03"), OldExists: true, NewExists: true},
-				{Path: "scripts/run.sh", Old: []byte("#!/bin/sh\necho run\n"), New: []byte("#!/bin/sh\necho run fast\n"), OldExists: true, NewExists: true},
-				{Path: "tools/gen.sh", New: []byte("#!/bin/sh\n"), NewExists: true},
+				{Path: "build/tracked.txt", Old: []byte(files["build/tracked.txt"].content), New: []byte("changed\n"), OldExists: true, NewExists: true, OldMode: ModeFile, NewMode: ModeFile},
+				{Path: "docs/old.md", Old: []byte("# old\n"), OldExists: true, OldMode: ModeFile},
+				{Path: "keep.out", New: []byte("kept\n"), NewExists: true, NewMode: ModeFile},
+				{Path: "pkg/a_test.go", Old: []byte(files["pkg/a_test.go"].content), New: []byte("package pkg\n\nfunc TestA(t *testing.T) {}\nfunc TestB(t *testing.T) {}\n"), OldExists: true, NewExists: true, OldMode: ModeFile, NewMode: ModeFile},
+				{Path: "pkg/b_test.go", New: []byte("package pkg\n"), NewExists: true, NewMode: ModeFile},
+				{Path: "pkg/testdata/big.golden", Old: []byte(files["pkg/testdata/big.golden"].content), New: []byte(files["pkg/testdata/big.golden"].content + "more\n"), OldExists: true, NewExists: true, OldMode: ModeFile, NewMode: ModeFile},
+				{Path: "pkg/testdata/img.bin", Old: []byte("\x89PNG\x00\x01\x02"), New: []byte("\x89PNG\x00\x01\x03"), OldExists: true, NewExists: true, OldMode: ModeFile, NewMode: ModeFile},
+				{Path: "scripts/run.sh", Old: []byte("#!/bin/sh\necho run\n"), New: []byte("#!/bin/sh\necho run fast\n"), OldExists: true, NewExists: true, OldMode: ModeExecutable, NewMode: ModeFile},
+				{Path: "tools/gen.sh", New: []byte("#!/bin/sh\n"), NewExists: true, NewMode: ModeExecutable},
 			}
 			if diff := cmp.Diff(want, s.Changes, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("changes (-want +got):\n%s", diff)
@@ -207,8 +207,8 @@ func TestScanReportsSymbolicLinksAsUnpushable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []guard.Change{
-		{Path: "testdata/link", Old: []byte("../a.txt"), New: []byte("../b.txt"), OldExists: true, NewExists: true},
-		{Path: "testdata/new_link", New: []byte("a.txt"), NewExists: true},
+		{Path: "testdata/link", Old: []byte("../a.txt"), New: []byte("../b.txt"), OldExists: true, NewExists: true, OldMode: ModeSymlink, NewMode: ModeSymlink},
+		{Path: "testdata/new_link", New: []byte("a.txt"), NewExists: true, NewMode: ModeSymlink},
 	}
 	if diff := cmp.Diff(want, s.Changes); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
@@ -303,5 +303,39 @@ func TestScanRejectsUnsafeTreePaths(t *testing.T) {
 		if !safePath(p) {
 			t.Errorf("safePath(%q) = false, want true", p)
 		}
+	}
+}
+
+func TestScanReportsAModeChangeAloneAndThePlanRefusesIt(t *testing.T) {
+	t.Parallel()
+	f := newFakeGit()
+	files := map[string]fakeFile{"a_test.go": {ModeFile, "package a\n"}}
+	head := f.seed("main", files)
+	dir := checkout(t, files)
+	write(t, dir, "a_test.go", "package a\n", 0o755)
+	s, err := Scan(context.Background(), f, f, "o", "r", head, Workspace{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []guard.Change{{Path: "a_test.go", Old: []byte("package a\n"), New: []byte("package a\n"), OldExists: true, NewExists: true, OldMode: ModeFile, NewMode: ModeExecutable}}
+	if diff := cmp.Diff(want, s.Changes); diff != "" {
+		t.Fatalf("changes (-want +got):\n%s", diff)
+	}
+	p := Plan(s.Changes, nil, nil, guard.Metrics{}, guard.Options{})
+	if len(p.Accepted) != 0 || len(p.Reverted) != 1 || p.Guard.Violations[0].Kind != guard.FileMode {
+		t.Errorf("plan = %+v, want the mode change refused as file_mode", p)
+	}
+}
+
+func TestScanRefusesANonUTF8Path(t *testing.T) {
+	t.Parallel()
+	f := newFakeGit()
+	files := map[string]fakeFile{"a_test.go": {ModeFile, "package a\n"}}
+	head := f.seed("main", files)
+	dir := checkout(t, files)
+	write(t, dir, "pk\xfcg/new_test.go", "x\n", 0o644)
+	_, err := Scan(context.Background(), f, f, "o", "r", head, Workspace{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), `workspace path "pk\xfcg" is not valid UTF-8`) {
+		t.Errorf("err = %v, want the path named as not UTF-8", err)
 	}
 }

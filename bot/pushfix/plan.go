@@ -1,7 +1,6 @@
 package pushfix
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -52,7 +51,7 @@ func Plan(changes []guard.Change, before, after *decide.TestFacts, m guard.Metri
 	res := Result{Guard: guard.Check(changes, before, after, m, opts)}
 	var real []guard.Change
 	for _, c := range changes {
-		if !c.OldExists && !c.NewExists || c.OldExists && c.NewExists && bytes.Equal(c.Old, c.New) {
+		if c.Same() {
 			continue
 		}
 		real = append(real, c)

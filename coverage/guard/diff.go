@@ -28,12 +28,10 @@ func splitLines(b []byte) []string {
 	return lines
 }
 
-// isBinary reports whether content looks binary: a NUL byte in its first
-// 8000 bytes, as Git decides.
+// isBinary reports whether content holds a NUL byte anywhere (Git looks at
+// the first 8000 bytes only, which would let a NUL early in a file hide
+// the lines after it from the guard).
 func isBinary(b []byte) bool {
-	if len(b) > 8000 {
-		b = b[:8000]
-	}
 	return bytes.IndexByte(b, 0) >= 0
 }
 

@@ -1,6 +1,9 @@
 package guard
 
 import (
+	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gcloop/gcloop/decide"
@@ -62,5 +65,57 @@ func FuzzMatch(f *testing.F) {
 			_ = MarkerHit(mk, name, line)
 		}
 		_ = MarkerHit(pattern, name, line)
+	})
+}
+
+// FuzzParseRaw parses arbitrary "git diff --raw -z" output. Properties: no
+// panic; every record read has its path and written back parses to the
+// same records.
+func FuzzParseRaw(f *testing.F) {
+	f.Add([]byte(":100644 100644 " + zeroOID + " " + zeroOID + " M\x00a_test.go\x00"))
+	f.Add([]byte(":000000 120000 " + zeroOID + " 1111111111111111111111111111111111111111 A\x00testdata/link\x00:160000 160000 a b M\x00sub\x00"))
+	f.Add([]byte(":100644 100755 x y M\x00"))
+	f.Add([]byte("garbage\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		es, err := parseRaw(b)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+			return
+		}
+		var out bytes.Buffer
+		for _, e := range es {
+			fmt.Fprintf(&out, ":%s %s %s %s M\x00%s\x00", e.oldMode, e.newMode, e.oldOID, e.newOID, e.path)
+		}
+		again, err := parseRaw(out.Bytes())
+		if err != nil {
+			t.Fatalf("re-parse: %v", err)
+		}
+		if len(again) != len(es) {
+			t.Fatalf("%d records, %d after a round trip", len(es), len(again))
+		}
+	})
+}
+
+// FuzzDecls analyzes arbitrary contents in every language. Properties: no
+// panic; every declaration's line lies in the file; its counts are within
+// the file's lines; Check over the content as a change never panics.
+func FuzzDecls(f *testing.F) {
+	f.Add("a_test.go", []byte("func TestA(t *testing.T) {\n\treturn\n\tt.Error(`}`)\n}\n"))
+	f.Add("a.test.ts", []byte("it('a', () => { expect(1).toBe(1) })\nit.each([1])(\"b\", () => {\n"))
+	f.Add("test_a.py", []byte("def test_a(\n    x,\n):\n    return\n    assert x\n"))
+	f.Add("ATest.java", []byte("@Test void a() { assertTrue(x); }\n@Test\n"))
+	f.Add("a.rs", []byte("#[test]\nfn a() { let c = '{'; assert!(true); }\n"))
+	f.Add("A.cs", []byte("[Fact] public void A() { Assert.True(x); }\n"))
+	f.Add("a_spec.rb", []byte("it 'a' do\n  next\n  expect(1).to eq(1)\nend\n"))
+	f.Fuzz(func(t *testing.T, name string, content []byte) {
+		lines := splitLines(content)
+		for _, d := range declsOf(langOf(name), lines) {
+			if d.line < 1 || d.line > len(lines) || d.asserts < 0 || d.asserts > len(lines) || d.earlyReturns < 0 || d.earlyReturns > len(lines) {
+				t.Fatalf("declaration %+v outside the %d lines", d, len(lines))
+			}
+		}
+		_ = Check([]Change{{Path: name, Old: content, OldExists: true}, {Path: "b/" + name, New: content, NewExists: true}}, nil, nil, Metrics{}, Options{})
 	})
 }

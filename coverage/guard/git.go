@@ -62,18 +62,18 @@ func FromGit(ctx context.Context, dir, base string) ([]Change, error) {
 	}
 	var out []Change
 	for i, e := range entries {
-		c := Change{Path: e.path, Old: olds[i].data, OldExists: olds[i].exists}
+		c := Change{Path: e.path, Old: olds[i].data, OldExists: olds[i].exists, OldMode: sideMode(e.oldMode)}
 		if e.newMode == "160000" {
 			// A submodule: its recorded commit, not its files.
 			id := e.newOID
 			if id == zeroOID {
 				id = "(modified in the working tree)"
 			}
-			c.New, c.NewExists = []byte("Subproject commit "+id+"\n"), true
-		} else if c.New, c.NewExists, err = readDisk(top, e.path); err != nil {
+			c.New, c.NewExists, c.NewMode = []byte("Subproject commit "+id+"\n"), true, modeSubmodule
+		} else if c.New, c.NewExists, c.NewMode, err = readDisk(top, e.path); err != nil {
 			return nil, err
 		}
-		if c.OldExists == c.NewExists && bytes.Equal(c.Old, c.New) {
+		if c.Same() {
 			continue
 		}
 		out = append(out, c)
@@ -112,7 +112,8 @@ func FromTrees(ctx context.Context, dir, from, to string) ([]Change, error) {
 	}
 	out := make([]Change, 0, len(entries))
 	for i, e := range entries {
-		out = append(out, Change{Path: e.path, Old: olds[i].data, OldExists: olds[i].exists, New: news[i].data, NewExists: news[i].exists})
+		out = append(out, Change{Path: e.path, Old: olds[i].data, OldExists: olds[i].exists, New: news[i].data, NewExists: news[i].exists,
+			OldMode: sideMode(e.oldMode), NewMode: sideMode(e.newMode)})
 	}
 	return out, nil
 }
@@ -332,27 +333,41 @@ func catFiles(ctx context.Context, dir string, es []rawEntry, side func(rawEntry
 	return out, nil
 }
 
+// sideMode is the mode of one side of a raw diff record, "" when the side
+// does not exist.
+func sideMode(m string) string {
+	if m == "000000" {
+		return ""
+	}
+	return m
+}
+
 // readDisk reads the working-tree side of a path: a regular file's content
-// or a symbolic link's target. A missing path or a directory does not exist
-// as a file.
-func readDisk(top, p string) ([]byte, bool, error) {
+// or a symbolic link's target, and the Git mode it would get (100644,
+// 100755 for the owner's executable bit, 120000 for a link). A missing
+// path or a directory does not exist as a file.
+func readDisk(top, p string) ([]byte, bool, string, error) {
 	full := filepath.Join(top, filepath.FromSlash(p))
 	fi, err := os.Lstat(full)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), err == nil && fi.IsDir():
-		return nil, false, nil
+		return nil, false, "", nil
 	case err != nil:
-		return nil, false, fmt.Errorf("reading %s: %w", p, err)
+		return nil, false, "", fmt.Errorf("reading %s: %w", p, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		t, err := os.Readlink(full)
 		if err != nil {
-			return nil, false, fmt.Errorf("reading link %s: %w", p, err)
+			return nil, false, "", fmt.Errorf("reading link %s: %w", p, err)
 		}
-		return []byte(t), true, nil
+		return []byte(t), true, modeSymlink, nil
 	}
 	b, err := os.ReadFile(full)
 	if err != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", p, err)
+		return nil, false, "", fmt.Errorf("reading %s: %w", p, err)
 	}
-	return b, true, nil
+	mode := modeFile
+	if fi.Mode().Perm()&0o100 != 0 {
+		mode = modeExec
+	}
+	return b, true, mode, nil
 }

@@ -212,7 +212,7 @@ func TestFromGitFeedsCheck(t *testing.T) {
 	}
 	want := []string{
 		".github/workflows/x.yml:1: workflow_file: added under .github/; a coverage round may not touch workflows or repository settings",
-		"a_test.go:4: forbidden_marker: added \"t.Skip\": t.Skip()",
+		"a_test.go:4: forbidden_marker: added \".Skip(\": t.Skip()",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)

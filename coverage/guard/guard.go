@@ -20,16 +20,44 @@ import (
 
 // Change is one changed file. A file added has !OldExists, a file deleted
 // has !NewExists; a rename is a delete plus an add. Path is slash-separated
-// and relative to the repository root.
+// and relative to the repository root. OldMode and NewMode are the Git
+// modes of the two sides ("100644", "100755", "120000" for a symbolic link,
+// "160000" for a submodule); "" means unknown, taken as a regular file.
 type Change struct {
 	Path                 string
 	Old, New             []byte
 	OldExists, NewExists bool
+	OldMode, NewMode     string
 }
 
-// Binary reports whether either side of the change looks binary (a NUL byte
-// in its first 8000 bytes). Binary files are not scanned for markers.
+// Binary reports whether either side of the change holds a NUL byte
+// anywhere. The guard refuses such a file: its lines cannot be judged.
 func (c Change) Binary() bool { return isBinary(c.Old) || isBinary(c.New) }
+
+// Same reports whether the change changes nothing: neither side exists,
+// or both hold the same content with the same mode.
+func (c Change) Same() bool {
+	if !c.OldExists && !c.NewExists {
+		return true
+	}
+	return c.OldExists && c.NewExists && bytes.Equal(c.Old, c.New) && modeOrFile(c.OldMode) == modeOrFile(c.NewMode)
+}
+
+// Git modes the guard judges.
+const (
+	modeFile      = "100644"
+	modeExec      = "100755"
+	modeSymlink   = "120000"
+	modeSubmodule = "160000"
+)
+
+// modeOrFile is m, or a regular file's mode when m is unknown.
+func modeOrFile(m string) string {
+	if m == "" {
+		return modeFile
+	}
+	return m
+}
 
 // Metrics are coverage (percent) and pass rate (0–1) before and after the
 // change; nil when unknown.
@@ -48,12 +76,17 @@ type Options struct {
 
 // Violation kinds.
 const (
-	NonTestFile     = "non_test_file"    // a changed file outside the test patterns
-	WorkflowFile    = "workflow_file"    // a changed file under .github/
-	ForbiddenMarker = "forbidden_marker" // an added skip or silencing marker
-	TestLost        = "test_lost"        // passed before, missing (or skipped) after
-	TestBroken      = "test_broken"      // passed before, failing after
-	NoImprovement   = "no_improvement"   // neither coverage nor pass rate improved
+	NonTestFile     = "non_test_file"      // a changed file outside the test patterns
+	WorkflowFile    = "workflow_file"      // a changed file under .github/
+	ForbiddenMarker = "forbidden_marker"   // an added skip or silencing marker
+	TestLost        = "test_lost"          // passed before, missing (or skipped) after
+	TestBroken      = "test_broken"        // passed before, failing after
+	NoImprovement   = "no_improvement"     // neither coverage nor pass rate improved
+	BinaryFile      = "binary_file"        // a side holds a NUL byte: not judged, refused
+	FileMode        = "file_mode"          // a symbolic link, submodule or mode change
+	TestRemoved     = "test_removed"       // a test declaration is gone from the change set
+	AssertionsGone  = "assertions_removed" // a test whose assertions were all removed
+	EarlyReturn     = "early_return"       // a test that now returns before its first assertion
 )
 
 // Violation is one reason to refuse a change. File and Line are empty and
@@ -107,14 +140,22 @@ func (r Result) OK() bool { return len(r.Violations) == 0 }
 //     cleaning ("a/../.github/x" is under .github/); such a file is not
 //     also reported as non_test_file.
 //   - non_test_file: a changed path (added, modified or deleted) that no
-//     pattern matches; Line is the first changed line of the new content.
-//   - forbidden_marker: a marker in an added line (see MarkerHit). A line
-//     is blamed only when (1) the line diff of its file says it is added,
-//     (2) its trimmed text is not a line removed anywhere in the change set
-//     (a moved line, also across a rename), and (3) the file holds more
-//     lines with that marker than before, so editing a line that already
-//     carried the marker is not the change's fault. Binary files are not
-//     scanned. Line is the line number in the new content.
+//     pattern matches (see Match: patterns match files, never a directory
+//     on the way); Line is the first changed line of the new content.
+//   - binary_file: a side of the change holds a NUL byte anywhere; its
+//     lines cannot be judged, so it is refused.
+//   - file_mode: a symbolic link or submodule on either side, or a mode
+//     change (100644 to 100755 or back).
+//   - forbidden_marker: every line the line diff of its file calls added
+//     is scanned for the markers (see knownMarkers), however many the file
+//     held before: one violation per line, naming every marker it holds.
+//   - test_removed: a test declaration (see declsOf) present before and
+//     missing after, counted by language and name over the whole change
+//     set, so a test moved to another changed file is not lost.
+//   - assertions_removed: a test that had recognized assertions before
+//     and has none after (benchmarks and examples excepted).
+//   - early_return: a test with more return statements before its first
+//     assertion than before the change.
 //   - test_lost / test_broken: tests are compared by TestCase.Name; a name
 //     reported several times counts as failed if any instance failed, else
 //     passed if any passed. A test that passed before and is missing — or
@@ -135,60 +176,19 @@ func Check(changes []Change, before, after *decide.TestFacts, m Metrics, opts Op
 
 	cs := make([]Change, 0, len(changes))
 	for _, c := range changes {
-		if !c.OldExists && !c.NewExists {
-			continue
+		if !c.Same() {
+			cs = append(cs, c)
 		}
-		if c.OldExists && c.NewExists && bytes.Equal(c.Old, c.New) {
-			continue
-		}
-		cs = append(cs, c)
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Path < cs[j].Path })
 
-	type fileDiff struct {
-		path          string
-		newLines      []string
-		added         []bool
-		oldHits       map[string]int
-		newHits       map[string]int
-		firstAddedRow int
-	}
-	removed := map[string]int{} // trimmed text of every removed line
-	var diffs []fileDiff
+	var oldDecls, newDecls []fileDecl
 	for _, c := range cs {
 		names := splitPath(c.Path)
 		p := strings.Join(names, "/")
 		if p == "" {
 			p = c.Path
 		}
-		var fd fileDiff
-		fd.path = p
-		if !c.Binary() {
-			var oldLines []string
-			if c.OldExists {
-				oldLines = splitLines(c.Old)
-			}
-			if c.NewExists {
-				fd.newLines = splitLines(c.New)
-			}
-			var deleted []bool
-			fd.added, deleted = lineDiff(oldLines, fd.newLines)
-			for i, d := range deleted {
-				if d {
-					removed[strings.TrimSpace(oldLines[i])]++
-				}
-			}
-			fd.oldHits = countHits(markers, p, oldLines)
-			fd.newHits = countHits(markers, p, fd.newLines)
-			for i, a := range fd.added {
-				if a {
-					fd.firstAddedRow = i + 1
-					break
-				}
-			}
-			diffs = append(diffs, fd)
-		}
-
 		verb := "modified"
 		switch {
 		case !c.OldExists:
@@ -196,44 +196,54 @@ func Check(changes []Change, before, after *decide.TestFacts, m Metrics, opts Op
 		case !c.NewExists:
 			verb = "deleted"
 		}
+		n := len(res.Violations)
+		firstAdded := 0
+		if v, ok := modeViolation(p, c); ok {
+			res.Violations = append(res.Violations, v)
+		}
+		if c.Binary() {
+			res.Violations = append(res.Violations, Violation{Kind: BinaryFile, File: p,
+				Detail: verb + "; holds a NUL byte, so its lines cannot be judged"})
+		} else {
+			var oldLines, newLines []string
+			if c.OldExists {
+				oldLines = splitLines(c.Old)
+			}
+			if c.NewExists {
+				newLines = splitLines(c.New)
+			}
+			added, _ := lineDiff(oldLines, newLines)
+			for i, a := range added {
+				if !a {
+					continue
+				}
+				if firstAdded == 0 {
+					firstAdded = i + 1
+				}
+				if v, ok := markerViolation(markers, p, i+1, newLines[i]); ok {
+					res.Violations = append(res.Violations, v)
+				}
+			}
+			lang := langOf(p)
+			for _, d := range declsOf(lang, oldLines) {
+				oldDecls = append(oldDecls, fileDecl{path: p, decl: d})
+			}
+			for _, d := range declsOf(lang, newLines) {
+				newDecls = append(newDecls, fileDecl{path: p, decl: d})
+			}
+		}
 		switch {
 		case len(names) > 0 && strings.EqualFold(names[0], ".github"):
-			res.Violations = append(res.Violations, Violation{Kind: WorkflowFile, File: p, Line: fd.firstAddedRow,
+			res.Violations = append(res.Violations, Violation{Kind: WorkflowFile, File: p, Line: firstAdded,
 				Detail: verb + " under .github/; a coverage round may not touch workflows or repository settings"})
 		case !matchAny(pats, names):
-			res.Violations = append(res.Violations, Violation{Kind: NonTestFile, File: p, Line: fd.firstAddedRow,
+			res.Violations = append(res.Violations, Violation{Kind: NonTestFile, File: p, Line: firstAdded,
 				Detail: verb + "; not a test file (no test pattern matches)"})
-		default:
+		case len(res.Violations) == n:
 			res.Accepted = append(res.Accepted, p)
 		}
 	}
-
-	// Markers, judged once every removed line is known.
-	for _, fd := range diffs {
-		for i, a := range fd.added {
-			if !a {
-				continue
-			}
-			line := fd.newLines[i]
-			var hits []string
-			for _, mk := range markers {
-				if fd.newHits[mk.name] > fd.oldHits[mk.name] && mk.applies(fd.path) && mk.hit(line) {
-					hits = append(hits, mk.name)
-				}
-			}
-			if len(hits) == 0 {
-				continue
-			}
-			if t := strings.TrimSpace(line); removed[t] > 0 {
-				removed[t]-- // moved, not added
-				continue
-			}
-			for _, h := range hits {
-				res.Violations = append(res.Violations, Violation{Kind: ForbiddenMarker, File: fd.path, Line: i + 1,
-					Detail: fmt.Sprintf("added %q: %s", h, clip(strings.TrimSpace(line), 120))})
-			}
-		}
-	}
+	res.Violations = append(res.Violations, declViolations(oldDecls, newDecls)...)
 	res.Accepted = withoutViolated(res.Accepted, res.Violations)
 
 	res.Violations = append(res.Violations, testViolations(before, after, &res.Notes)...)
@@ -242,6 +252,111 @@ func Check(changes []Change, before, after *decide.TestFacts, m Metrics, opts Op
 		res.Violations = append(res.Violations, v)
 	}
 	return res
+}
+
+// modeViolation refuses symbolic links, submodules and mode changes.
+func modeViolation(p string, c Change) (Violation, bool) {
+	kind := func(m string) string {
+		switch m {
+		case modeSymlink:
+			return "a symbolic link"
+		case modeSubmodule:
+			return "a submodule"
+		}
+		return ""
+	}
+	for _, side := range []struct {
+		exists bool
+		mode   string
+		when   string
+	}{{c.NewExists, c.NewMode, "after"}, {c.OldExists, c.OldMode, "before"}} {
+		if k := kind(side.mode); side.exists && k != "" {
+			return Violation{Kind: FileMode, File: p, Detail: k + " " + side.when + " the change; links and submodules are never test-only"}, true
+		}
+	}
+	if c.OldExists && c.NewExists && modeOrFile(c.OldMode) != modeOrFile(c.NewMode) {
+		return Violation{Kind: FileMode, File: p, Detail: fmt.Sprintf("mode changed from %s to %s", modeOrFile(c.OldMode), modeOrFile(c.NewMode))}, true
+	}
+	return Violation{}, false
+}
+
+// markerViolation reports the markers an added line holds.
+func markerViolation(markers []matcher, p string, line int, text string) (Violation, bool) {
+	var hits []string
+	for _, mk := range markers {
+		if mk.applies(p) && mk.hit(text) {
+			hits = append(hits, fmt.Sprintf("%q", mk.name))
+		}
+	}
+	if len(hits) == 0 {
+		return Violation{}, false
+	}
+	return Violation{Kind: ForbiddenMarker, File: p, Line: line,
+		Detail: fmt.Sprintf("added %s: %s", strings.Join(hits, ", "), clip(strings.TrimSpace(text), 120))}, true
+}
+
+// fileDecl is a test declaration and the file that holds it.
+type fileDecl struct {
+	path string
+	decl
+}
+
+// declViolations compares the test declarations before and after the
+// change set: removed tests, tests stripped of their assertions and tests
+// that return early.
+func declViolations(olds, news []fileDecl) []Violation {
+	var out []Violation
+	// Removed: by key over the change set, blamed on the files that lost
+	// declarations, in path and line order.
+	oldN, newN := map[string]int{}, map[string]int{}
+	perFile := map[[2]string]int{} // old minus new count per (key, path)
+	for _, d := range olds {
+		oldN[d.key]++
+		perFile[[2]string{d.key, d.path}]++
+	}
+	for _, d := range news {
+		newN[d.key]++
+		perFile[[2]string{d.key, d.path}]--
+	}
+	for _, d := range olds {
+		k := [2]string{d.key, d.path}
+		if oldN[d.key] <= newN[d.key] || perFile[k] <= 0 {
+			continue
+		}
+		oldN[d.key]--
+		perFile[k]--
+		out = append(out, Violation{Kind: TestRemoved, File: d.path,
+			Detail: fmt.Sprintf("test %s (declared at line %d before the change) is gone", clip(d.name, 80), d.line)})
+	}
+	// Pair each new declaration with an old one of the same key, in the
+	// same file first.
+	used := make([]bool, len(olds))
+	byKey := map[string][]int{}
+	for i, d := range olds {
+		byKey[d.key] = append(byKey[d.key], i)
+	}
+	for _, n := range news {
+		o := -1
+		for _, i := range byKey[n.key] {
+			if !used[i] && (o < 0 || olds[i].path == n.path && olds[o].path != n.path) {
+				o = i
+			}
+		}
+		if o < 0 {
+			continue
+		}
+		used[o] = true
+		od := olds[o]
+		if !od.noAsserts && od.asserts > 0 && n.asserts == 0 {
+			out = append(out, Violation{Kind: AssertionsGone, File: n.path, Line: n.line,
+				Detail: fmt.Sprintf("test %s had %d assertion line(s) and has none now", clip(n.name, 80), od.asserts)})
+		}
+		if n.earlyReturns > od.earlyReturns {
+			out = append(out, Violation{Kind: EarlyReturn, File: n.path, Line: n.line,
+				Detail: fmt.Sprintf("test %s now returns before its first assertion", clip(n.name, 80))})
+		}
+	}
+	return out
 }
 
 // compilePatterns compiles the test patterns, dropping malformed ones.
@@ -256,22 +371,6 @@ func compilePatterns(ps []string) []pattern {
 		}
 	}
 	return out
-}
-
-// countHits counts, per marker, the lines of a file that carry it.
-func countHits(markers []matcher, name string, lines []string) map[string]int {
-	hits := map[string]int{}
-	for _, mk := range markers {
-		if !mk.applies(name) {
-			continue
-		}
-		for _, l := range lines {
-			if mk.hit(l) {
-				hits[mk.name]++
-			}
-		}
-	}
-	return hits
 }
 
 // withoutViolated drops the accepted paths that carry a violation.

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gcloop/gcloop/decide"
@@ -113,7 +114,7 @@ func TestCheck(t *testing.T) {
 			changes: []Change{modified("a_test.go", goTest, "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tt.Skip(\"flaky\")\n\tif A() != 1 {\n\t\tt.Fatal(\"A\")\n\t}\n}\n")},
 			metrics: improved,
 			want: []Violation{
-				{Kind: ForbiddenMarker, File: "a_test.go", Line: 6, Detail: `added "t.Skip": t.Skip("flaky")`},
+				{Kind: ForbiddenMarker, File: "a_test.go", Line: 6, Detail: `added ".Skip(": t.Skip("flaky")`},
 			},
 			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
 		},
@@ -125,32 +126,111 @@ func TestCheck(t *testing.T) {
 			wantNotes:    []string{"no test report before or after: lost and broken tests not checked"},
 		},
 		{
-			name:         "a marker moved within a file is not the change's fault",
-			changes:      []Change{modified("a.test.ts", "it.skip('a', f)\nit('b', g)\n", "it('b', g)\nit('c', h)\n  it.skip('a', f)\n")},
-			metrics:      improved,
-			wantAccepted: []string{"a.test.ts"},
+			name:    "a marker moved within a file is an added line, refused",
+			changes: []Change{modified("a.test.ts", "it.skip('a', f)\nit('b', g)\n", "it('b', g)\nit('c', h)\n  it.skip('a', f)\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: ForbiddenMarker, File: "a.test.ts", Line: 3, Detail: `added ".skip(": it.skip('a', f)`},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
+			name:    "a marker swap between tests (one removed, one added) is refused",
+			changes: []Change{modified("a_test.go", "func TestA(t *testing.T) {\n\tt.Skip(\"x\")\n}\n\nfunc TestB(t *testing.T) {\n}\n", "func TestA(t *testing.T) {\n}\n\nfunc TestB(t *testing.T) {\n\tt.Skip(\"x\")\n}\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: ForbiddenMarker, File: "a_test.go", Line: 5, Detail: `added ".Skip(": t.Skip("x")`},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
+			name:    "a marker swap across kinds (xit removed, .skip added) is refused",
+			changes: []Change{modified("a.test.js", "xit('a', () => {})\nit('b', () => {})\n", "it('a', () => {})\nit.skip('b', () => {})\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: ForbiddenMarker, File: "a.test.js", Line: 2, Detail: `added ".skip(": it.skip('b', () => {})`},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
+			name:    "a marker carried by a rename is scanned like any added line",
+			changes: []Change{deleted("old_test.go", "func TestA(t *testing.T) {\n\tt.Skip(\"x\")\n}\n"), added("new_test.go", "func TestA(t *testing.T) {\n\tt.Skip(\"x\")\n}\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: ForbiddenMarker, File: "new_test.go", Line: 2, Detail: `added ".Skip(": t.Skip("x")`},
+			},
+			wantAccepted: []string{"old_test.go"},
 			wantNotes:    []string{"no test report before or after: lost and broken tests not checked"},
 		},
 		{
-			name:         "a marker moved by a rename is not the change's fault",
-			changes:      []Change{deleted("old_test.go", "func TestA(t *testing.T) {\n\tt.Skip(\"x\")\n}\n"), added("new_test.go", "func TestA(t *testing.T) {\n\tt.Skip(\"x\")\n}\n")},
-			metrics:      improved,
-			wantAccepted: []string{"new_test.go", "old_test.go"},
-			wantNotes:    []string{"no test report before or after: lost and broken tests not checked"},
+			name:    "rewording an existing skip's reason is an added line, refused",
+			changes: []Change{modified("a_test.go", "\tt.Skip(\"x\")\n", "\tt.Skip(\"y\")\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: ForbiddenMarker, File: "a_test.go", Line: 1, Detail: `added ".Skip(": t.Skip("y")`},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
 		},
 		{
-			name:         "rewording an existing skip's reason is not the change's fault",
-			changes:      []Change{modified("a_test.go", "\tt.Skip(\"x\")\n", "\tt.Skip(\"y\")\n")},
-			metrics:      improved,
-			wantAccepted: []string{"a_test.go"},
-			wantNotes:    []string{"no test report before or after: lost and broken tests not checked"},
+			name:    "a NUL byte late in a file is refused",
+			changes: []Change{modified("a_test.go", goTest, goTest+strings.Repeat("// pad\n", 2000)+"\x00\nfunc TestB(t *testing.T) { t.Skip() }\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: BinaryFile, File: "a_test.go", Detail: "modified; holds a NUL byte, so its lines cannot be judged"},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
+			name:    "a NUL byte early in a file does not switch the scan off: the file is refused",
+			changes: []Change{modified("a_test.go", goTest, "// \x00\n"+goTest+"func TestB(t *testing.T) { t.Skip() }\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: BinaryFile, File: "a_test.go", Detail: "modified; holds a NUL byte, so its lines cannot be judged"},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
+			name:    "a symbolic link is refused",
+			changes: []Change{{Path: "testdata/link", New: []byte("../../etc/passwd"), NewExists: true, NewMode: "120000"}},
+			metrics: improved,
+			want: []Violation{
+				{Kind: FileMode, File: "testdata/link", Detail: "a symbolic link after the change; links and submodules are never test-only"},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
+			name:    "a submodule is refused",
+			changes: []Change{{Path: "testdata/sub", Old: []byte("Subproject commit 1\n"), New: []byte("Subproject commit 2\n"), OldExists: true, NewExists: true, OldMode: "160000", NewMode: "160000"}},
+			metrics: improved,
+			want: []Violation{
+				{Kind: FileMode, File: "testdata/sub", Detail: "a submodule after the change; links and submodules are never test-only"},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
+			name:    "a mode change alone is refused",
+			changes: []Change{{Path: "a_test.go", Old: []byte(goTest), New: []byte(goTest), OldExists: true, NewExists: true, OldMode: "100644", NewMode: "100755"}},
+			metrics: improved,
+			want: []Violation{
+				{Kind: FileMode, File: "a_test.go", Detail: "mode changed from 100644 to 100755"},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
+		},
+		{
+			name:    "a test file under a directory named like a test is not a test",
+			changes: []Change{added("x_test.go/evil.go", "package evil\n")},
+			metrics: improved,
+			want: []Violation{
+				{Kind: NonTestFile, File: "x_test.go/evil.go", Line: 1, Detail: "added; not a test file (no test pattern matches)"},
+			},
+			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
 		},
 		{
 			name:    "a second skip added beside an existing one is refused",
 			changes: []Change{modified("a_test.py", "@pytest.mark.skip\ndef test_a(): pass\n", "@pytest.mark.skip\ndef test_a(): pass\n@pytest.mark.skipif(True, reason='x')\ndef test_b(): pass\n")},
 			metrics: improved,
 			want: []Violation{
-				{Kind: ForbiddenMarker, File: "a_test.py", Line: 3, Detail: `added "@pytest.mark.skip": @pytest.mark.skipif(True, reason='x')`},
+				{Kind: ForbiddenMarker, File: "a_test.py", Line: 3, Detail: `added "@pytest.mark.skip", "skipif": @pytest.mark.skipif(True, reason='x')`},
 			},
 			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
 		},
@@ -159,8 +239,7 @@ func TestCheck(t *testing.T) {
 			changes: []Change{added("a.test.ts", "// @ts-ignore eslint-disable-line\nconst x = y as any;\n")},
 			metrics: improved,
 			want: []Violation{
-				{Kind: ForbiddenMarker, File: "a.test.ts", Line: 1, Detail: `added "@ts-ignore": // @ts-ignore eslint-disable-line`},
-				{Kind: ForbiddenMarker, File: "a.test.ts", Line: 1, Detail: `added "eslint-disable": // @ts-ignore eslint-disable-line`},
+				{Kind: ForbiddenMarker, File: "a.test.ts", Line: 1, Detail: `added "@ts-ignore", "eslint-disable": // @ts-ignore eslint-disable-line`},
 				{Kind: ForbiddenMarker, File: "a.test.ts", Line: 2, Detail: `added "as any": const x = y as any;`},
 			},
 			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
@@ -192,9 +271,12 @@ func TestCheck(t *testing.T) {
 			wantNotes:    []string{"no test report before or after: lost and broken tests not checked"},
 		},
 		{
-			name:    "binary files are not scanned for markers",
+			name:    "a file with a NUL byte is refused",
 			changes: []Change{added("testdata/blob.bin", "\x00t.Skip(\n")},
-			metrics: improved, wantAccepted: []string{"testdata/blob.bin"},
+			metrics: improved,
+			want: []Violation{
+				{Kind: BinaryFile, File: "testdata/blob.bin", Detail: "added; holds a NUL byte, so its lines cannot be judged"},
+			},
 			wantNotes: []string{"no test report before or after: lost and broken tests not checked"},
 		},
 		{
@@ -212,8 +294,8 @@ func TestCheck(t *testing.T) {
 			metrics: improved,
 			want: []Violation{
 				{Kind: TestLost, File: "a_test.go", Detail: "TestA passed before and is missing after"},
+				{Kind: TestRemoved, File: "a_test.go", Detail: "test TestA (declared at line 5 before the change) is gone"},
 			},
-			wantAccepted: []string{"a_test.go"},
 		},
 		{
 			name:    "a test that passed before and is skipped after is lost",

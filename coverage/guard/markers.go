@@ -7,87 +7,136 @@ import (
 )
 
 // DefaultMarkers are the skip and silencing markers of DESIGN §5.3 that a
-// test-only change may not add.
+// test-only change may not add, per language. Every added line of a
+// changed file is scanned for them; see knownMarkers for what each name
+// matches and in which files.
 var DefaultMarkers = []string{
-	"t.Skip",
-	"it.skip",
-	"xit",
-	"describe.skip",
-	"test.skip",
-	".only",
-	"@pytest.mark.skip",
-	"@unittest.skip",
-	"@Disabled",
-	"@Ignore",
+	// Go
+	".Skip(", "//go:build ignore",
+	// JavaScript / TypeScript
+	"xit", "xdescribe", "xtest", ".skip(", ".only(", ".todo(", "fit",
+	"@ts-ignore", "@ts-expect-error", "@ts-nocheck", "as any", "eslint-disable",
+	// Python
+	"pytest.skip(", "@pytest.mark.skip", "skipif", "xfail", "@unittest.skip", "self.skipTest", "raise SkipTest",
+	// JVM
+	"@Disabled", "@Ignore", "assumeTrue(false)", "Assumptions.assume",
+	// Rust
 	"#[ignore]",
-	"@ts-ignore",
-	"@ts-expect-error",
-	"as any",
-	"eslint-disable",
+	// C#
+	"[Ignore]", "Skip =",
+	// Ruby
+	"skip", "pending",
 }
 
-// knownMarkers refine the default markers so that ordinary code does not
-// trip them. Any other marker (from configuration) matches as a literal,
-// case-sensitive substring of a line.
+// Languages of test files, by extension; markers and test declarations
+// are judged per language.
+const (
+	langGo   = "go"
+	langJS   = "js"
+	langPy   = "py"
+	langJVM  = "jvm"
+	langRust = "rust"
+	langCS   = "cs"
+	langRuby = "ruby"
+)
+
+// langOf returns the language of the file at name, "" when none is known.
+func langOf(name string) string {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".go":
+		return langGo
+	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte", ".astro":
+		return langJS
+	case ".py", ".pyi":
+		return langPy
+	case ".java", ".kt", ".kts", ".groovy", ".scala":
+		return langJVM
+	case ".rs":
+		return langRust
+	case ".cs":
+		return langCS
+	case ".rb":
+		return langRuby
+	}
+	return ""
+}
+
+// knownMarker refines one marker name: the expression that finds it and
+// the languages whose files it is judged in (none: every file).
+type knownMarker struct {
+	re    *regexp.Regexp
+	langs []string
+}
+
+// knownMarkers refine the markers so that ordinary code does not trip
+// them. Any other marker name (from configuration) matches as a literal,
+// case-sensitive substring of a line in any file.
 //
-//	t.Skip            t.Skip(, t.Skipf( or t.SkipNow( on a receiver named t
-//	                  (t.Skipped() is a query, not a skip)
-//	it.skip           it.skip as a whole word (it.skip(, it.skip.each)
-//	xit               xit( as a word: "exit(" and "xit" in prose do not match
-//	describe.skip     describe.skip as a whole word
-//	test.skip         test.skip as a whole word ("pytest.skip" does not match)
-//	.only             .only( or .only. after describe, context, suite, it or
-//	                  test ("options.only(" does not match)
-//	@pytest.mark.skip pytest.mark.skip or pytest.mark.skipif, with or
-//	                  without "@" (pytestmark = pytest.mark.skip counts)
-//	@unittest.skip    unittest.skip, unittest.skipIf or unittest.skipUnless
-//	@Disabled         the JUnit 5 annotation and its conditional variants
-//	                  (@DisabledIf..., @DisabledOnOs, ...)
-//	@Ignore           @Ignore or Spock's @IgnoreIf ("@JsonIgnore" does not match)
-//	#[ignore]         the Rust attribute, also #[ignore = "reason"]
-//	@ts-ignore        the TypeScript directive
-//	@ts-expect-error  the TypeScript directive
-//	as any            a TypeScript cast "as any" not followed by a word
-//	                  ("as any other" does not match, "as any as T" does),
-//	                  only in .ts, .tsx, .mts, .cts, .vue, .svelte and .astro
-//	                  files
-//	eslint-disable    eslint-disable, -line and -next-line comments
-var knownMarkers = map[string]*regexp.Regexp{
-	"t.Skip":            regexp.MustCompile(`\bt\.Skip(?:f|Now)?\(`),
-	"it.skip":           regexp.MustCompile(`\bit\.skip\b`),
-	"xit":               regexp.MustCompile(`\bxit\s*\(`),
-	"describe.skip":     regexp.MustCompile(`\bdescribe\.skip\b`),
-	"test.skip":         regexp.MustCompile(`\btest\.skip\b`),
-	".only":             regexp.MustCompile(`\b(?:describe|context|suite|it|test)\.only\b\s*[(.]`),
-	"@pytest.mark.skip": regexp.MustCompile(`\bpytest\.mark\.skip(?:if)?\b`),
-	"@unittest.skip":    regexp.MustCompile(`\bunittest\.skip(?:If|Unless)?\b`),
-	"@Disabled":         regexp.MustCompile(`@Disabled\w*`),
-	"@Ignore":           regexp.MustCompile(`@Ignore(?:If)?\b`),
-	"#[ignore]":         regexp.MustCompile(`#\[\s*ignore\b`),
-	"@ts-ignore":        regexp.MustCompile(`@ts-ignore\b`),
-	"@ts-expect-error":  regexp.MustCompile(`@ts-expect-error\b`),
-	"as any":            regexp.MustCompile(`\bas\s+any\b`),
-	"eslint-disable":    regexp.MustCompile(`\beslint-disable`),
-}
-
-// markerLiterals are substrings every hit of a refined marker contains:
-// a fast filter before the regular expression runs.
-var markerLiterals = map[string]string{
-	"t.Skip":            "t.Skip",
-	"it.skip":           "it.skip",
-	"xit":               "xit",
-	"describe.skip":     "describe.skip",
-	"test.skip":         "test.skip",
-	".only":             ".only",
-	"@pytest.mark.skip": "pytest.mark.skip",
-	"@unittest.skip":    "unittest.skip",
-	"@Disabled":         "@Disabled",
-	"@Ignore":           "@Ignore",
-	"#[ignore]":         "#[",
-	"@ts-ignore":        "@ts-ignore",
-	"@ts-expect-error":  "@ts-expect-error",
-	"as any":            "any",
-	"eslint-disable":    "eslint-disable",
+//	.Skip(             Go: .Skip(, .Skipf( or .SkipNow( on any receiver (t, tt, b, s)
+//	//go:build ignore  Go: any //go:build or // +build line: a constraint
+//	                   can switch a test file off ("never", "!linux", ...)
+//	xit xdescribe xtest  JS/Ruby: the x-prefixed call as a word, followed by
+//	                   "(", a quote or (Ruby) "do": "exit(" does not match
+//	.skip( .only( .todo(  JS: on any receiver (it, describe, test, context,
+//	                   suite, an alias), also .skip.each and tagged templates
+//	fit                JS: the focused fit(/fdescribe(
+//	@ts-ignore @ts-expect-error @ts-nocheck  the TypeScript directives
+//	as any             a TypeScript cast "as any" not followed by a word, in
+//	                   TS-like files only ("as any other" does not match)
+//	eslint-disable     eslint-disable, -line and -next-line comments
+//	pytest.skip(       Python: pytest.skip( and pytest.importorskip(
+//	@pytest.mark.skip  Python: pytest.mark.skip or .skipif, with or without "@"
+//	skipif             Python: skipif / skipIf / skipUnless as a word
+//	xfail              Python: xfail and unittest's expectedFailure as a word
+//	@unittest.skip     Python: unittest.skip, skipIf, skipUnless
+//	self.skipTest      Python: a .skipTest( call on any receiver
+//	raise SkipTest     Python: raise SkipTest / raise unittest.SkipTest
+//	@Disabled          JUnit 5's annotation and its conditional variants
+//	@Ignore            JUnit 4's @Ignore, Spock's @IgnoreIf ("@JsonIgnore" does not match)
+//	assumeTrue(false)  JVM: any assumption call (assumeTrue, assumeFalse,
+//	                   assumeThat, assume...): a failed one skips the test
+//	Assumptions.assume JVM: the same through the Assumptions/Assume classes
+//	#[ignore]          Rust: the attribute, also #[ignore = "reason"]
+//	[Ignore]           C#: NUnit/MSTest [Ignore] / [Ignore("why")]
+//	Skip =             C#: xUnit's Skip = "..." named argument
+//	skip pending       Ruby: the statement (skip, skip "why", pending "why")
+var knownMarkers = map[string]knownMarker{
+	".Skip(":             {regexp.MustCompile(`\.Skip(?:f|Now)?\s*\(`), []string{langGo}},
+	"//go:build ignore":  {regexp.MustCompile(`^\s*//\s*(?:go:build\b|\+build\b)`), []string{langGo}},
+	"xit":                {regexp.MustCompile(`(?:^|[^\w$.])xit\b\s*(?:[("'\x60]|do\b)`), []string{langJS, langRuby}},
+	"xdescribe":          {regexp.MustCompile(`(?:^|[^\w$.])x(?:describe|context|specify)\b\s*(?:[("'\x60]|do\b)`), []string{langJS, langRuby}},
+	"xtest":              {regexp.MustCompile(`(?:^|[^\w$.])xtest\b\s*[("'\x60]`), []string{langJS}},
+	".skip(":             {regexp.MustCompile(`\.skip\b\s*[(.\x60]`), []string{langJS}},
+	".only(":             {regexp.MustCompile(`\.only\b\s*[(.\x60]`), []string{langJS}},
+	".todo(":             {regexp.MustCompile(`\.todo\b\s*[(.\x60]`), []string{langJS}},
+	"fit":                {regexp.MustCompile(`(?:^|[^\w$.])f(?:it|describe)\b\s*[("'\x60]`), []string{langJS}},
+	"@ts-ignore":         {regexp.MustCompile(`@ts-ignore\b`), nil},
+	"@ts-expect-error":   {regexp.MustCompile(`@ts-expect-error\b`), nil},
+	"@ts-nocheck":        {regexp.MustCompile(`@ts-nocheck\b`), nil},
+	"as any":             {regexp.MustCompile(`\bas\s+any\b`), []string{"ts"}},
+	"eslint-disable":     {regexp.MustCompile(`\beslint-disable`), nil},
+	"pytest.skip(":       {regexp.MustCompile(`\bpytest\.(?:skip|importorskip)\s*\(`), []string{langPy}},
+	"@pytest.mark.skip":  {regexp.MustCompile(`\bpytest\.mark\.skip(?:if)?\b`), []string{langPy}},
+	"skipif":             {regexp.MustCompile(`\bskip(?:if|If|IF|Unless)\b`), []string{langPy}},
+	"xfail":              {regexp.MustCompile(`\b(?:xfail|expectedFailure)\b`), []string{langPy}},
+	"@unittest.skip":     {regexp.MustCompile(`\bunittest\.skip(?:If|Unless)?\b`), []string{langPy}},
+	"self.skipTest":      {regexp.MustCompile(`\.skipTest\s*\(`), []string{langPy}},
+	"raise SkipTest":     {regexp.MustCompile(`\braise\s+(?:\w+\.)*Skip(?:Test)?\b`), []string{langPy}},
+	"@Disabled":          {regexp.MustCompile(`@Disabled\w*`), nil},
+	"@Ignore":            {regexp.MustCompile(`@Ignore(?:If)?\b`), nil},
+	"assumeTrue(false)":  {regexp.MustCompile(`\bassume\w*\s*\(`), []string{langJVM}},
+	"Assumptions.assume": {regexp.MustCompile(`\bAssum(?:ptions|e)\s*\.`), []string{langJVM}},
+	"#[ignore]":          {regexp.MustCompile(`#\[\s*ignore\b`), nil},
+	"[Ignore]":           {regexp.MustCompile(`\[\s*(?:\w+\s*,\s*)*Ignore\b`), []string{langCS}},
+	"Skip =":             {regexp.MustCompile(`\bSkip\s*=[^=]`), []string{langCS}},
+	"skip":               {regexp.MustCompile(`(?:^|[;{]|\bdo\b|\bthen\b)\s*skip\b(?:\s*$|\s*[("'#;}]|\s+\w)`), []string{langRuby}},
+	"pending":            {regexp.MustCompile(`(?:^|[;{]|\bdo\b|\bthen\b)\s*pending\b(?:\s*$|\s*[("'#;}]|\s+\w)`), []string{langRuby}},
+	// Names of earlier defaults, still understood in configuration.
+	"t.Skip":        {regexp.MustCompile(`\.Skip(?:f|Now)?\s*\(`), []string{langGo}},
+	"it.skip":       {regexp.MustCompile(`\bit\.skip\b`), nil},
+	"describe.skip": {regexp.MustCompile(`\bdescribe\.skip\b`), nil},
+	"test.skip":     {regexp.MustCompile(`\btest\.skip\b`), nil},
+	".only":         {regexp.MustCompile(`\.only\b\s*[(.\x60]`), []string{langJS}},
 }
 
 // tsExtensions are the file kinds where "as any" is a cast.
@@ -98,18 +147,18 @@ var tsExtensions = map[string]bool{
 
 // matcher finds one marker in lines of one file.
 type matcher struct {
-	name string
-	re   *regexp.Regexp // nil: literal substring
-	lit  string         // a substring every hit contains
+	name  string
+	re    *regexp.Regexp // nil: literal substring
+	langs []string
 }
 
 // newMatcher returns the matcher of one marker name.
 func newMatcher(name string) matcher {
-	m := matcher{name: name, re: knownMarkers[name], lit: name}
-	if m.re != nil {
-		m.lit = markerLiterals[name]
+	k, ok := knownMarkers[name]
+	if !ok {
+		return matcher{name: name}
 	}
-	return m
+	return matcher{name: name, re: k.re, langs: k.langs}
 }
 
 // compileMarkers turns marker names into matchers, dropping empty ones and
@@ -129,19 +178,22 @@ func compileMarkers(names []string) []matcher {
 
 // applies reports whether the marker is judged in the file at name.
 func (m matcher) applies(name string) bool {
-	if m.name == "as any" && m.re != nil {
-		return tsExtensions[strings.ToLower(path.Ext(name))]
+	if len(m.langs) == 0 {
+		return true
 	}
-	return true
+	lang := langOf(name)
+	for _, l := range m.langs {
+		if l == lang || l == "ts" && tsExtensions[strings.ToLower(path.Ext(name))] {
+			return true
+		}
+	}
+	return false
 }
 
 // hit reports whether line carries the marker.
 func (m matcher) hit(line string) bool {
-	if !strings.Contains(line, m.lit) {
-		return false
-	}
 	if m.re == nil {
-		return true
+		return strings.Contains(line, m.name)
 	}
 	if m.name != "as any" {
 		return m.re.MatchString(line)
@@ -173,7 +225,7 @@ func isWordByte(b byte) bool {
 }
 
 // MarkerHit reports whether line of the file at name carries marker, with
-// the refinements above for the default markers and a literal substring
+// the refinements above for the known markers and a literal substring
 // match for any other.
 func MarkerHit(marker, name, line string) bool {
 	if marker == "" {

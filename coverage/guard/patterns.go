@@ -33,9 +33,11 @@ var DefaultPatterns = []string{
 //     "pkg/tests/a.py", "*_test.go" matches "src/foo_test.go". A leading
 //     "/" anchors the pattern at the repository root instead
 //     ("/tests/**" does not match "pkg/tests/a.py").
-//   - A pattern matches a path when it matches the path itself or one of
-//     its leading directories, so "tests" and "tests/" both mean
-//     "everything under a directory named tests".
+//   - A pattern matches the file's whole path, never a directory on the
+//     way: "*_test.go" does not match "x_test.go/evil.go". Only a pattern
+//     that says it spans directories reaches below one: a trailing "/**"
+//     ("tests/**"), or a trailing "/" ("tests/" means "tests/**"). A bare
+//     "tests" matches a file named tests only.
 //   - Segments are whole: "tests/**" does not match "mytests/a.go", and
 //     "*.test.*" does not match "foo.test" (the final "*" needs a "."
 //     before it, which "foo.test" has not).
@@ -73,6 +75,7 @@ type pattern struct {
 // malformed pattern.
 func compilePattern(p string) (pattern, bool) {
 	anchored := strings.HasPrefix(p, "/")
+	dir := strings.HasSuffix(p, "/")
 	p = strings.Trim(p, "/")
 	if p == "" {
 		return pattern{}, false
@@ -96,6 +99,9 @@ func compilePattern(p string) (pattern, bool) {
 	if len(segs) == 0 {
 		return pattern{}, false
 	}
+	if dir && segs[len(segs)-1] != "**" {
+		segs = append(segs, "**")
+	}
 	if !anchored && segs[0] != "**" {
 		segs = append([]string{"**"}, segs...)
 	}
@@ -112,17 +118,16 @@ func splitPath(name string) []string {
 	return strings.Split(name, "/")
 }
 
-// match reports whether the pattern matches the path of segments names or
-// one of its leading directories.
+// match reports whether the pattern matches the whole path of segments
+// names.
 func (p pattern) match(names []string) bool {
 	if len(names) == 0 {
 		return false
 	}
 	segs := p.segs
-	// A trailing "**" needs at least one segment: rewrite "x/**" as "x/*/**"
-	// minus the final "**", which the leading-directory rule then covers.
+	// A trailing "**" needs at least one segment: "x/**" is "x/*/**".
 	if segs[len(segs)-1] == "**" {
-		segs = append(segs[:len(segs)-1:len(segs)-1], "*")
+		segs = append(segs[:len(segs)-1:len(segs)-1], "*", "**")
 	}
 	// reach[j] reports whether the pattern prefix matched so far can end
 	// after names[:j]. Dynamic programming keeps "**" linear in the number
@@ -148,13 +153,9 @@ func (p pattern) match(names []string) bool {
 		}
 		reach = next
 	}
-	// The pattern matches the whole path or one of its leading directories.
-	for j := 1; j <= len(names); j++ {
-		if reach[j] {
-			return true
-		}
-	}
-	return false
+	// The pattern must consume the whole path: a match ending on a
+	// directory would let "x_test.go/evil.go" pass as a test.
+	return reach[len(names)]
 }
 
 // matchAny reports whether any of the patterns matches name.

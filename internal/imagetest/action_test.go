@@ -61,6 +61,7 @@ var contractInputs = map[string]string{
 	"max-issues":    "",
 	"state-key":     "",
 	"bot-login":     "",
+	"baseline":      "",
 }
 
 // contractOutputs are the action's step outputs (DESIGN §5.5).

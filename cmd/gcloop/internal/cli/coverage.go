@@ -76,32 +76,31 @@ func readCoverageFile(name string) (*decide.Evidence, coverage.Format, error) {
 	return coverage.ReadFormat(name, f)
 }
 
-// readTests reads a JUnit file for the guard; "" gives nil.
+// readTests reads test results for the guard — JUnit XML or go test
+// -json output; "" gives nil.
 func readTests(name string) (*decide.TestFacts, error) {
 	if name == "" {
 		return nil, nil
 	}
-	e, _, err := readCoverageFile(name)
+	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read test results %s: %w", name, unwrapPathError(err))
 	}
-	if e.Tests == nil {
-		return nil, fmt.Errorf("read %s: not a test report (want JUnit XML)", name)
-	}
-	return e.Tests, nil
+	defer f.Close()
+	return coverage.ReadTests(name, f)
 }
 
 // runCoverageGuard judges the work tree's changes against a base revision.
 func runCoverageGuard(env *Env, args []string) error {
 	fs := newFlagSet("coverage guard", env)
 	base := fs.String("base", "HEAD", "revision the work tree is compared with")
-	before := fs.String("before", "", "JUnit report of the tests before the change")
-	after := fs.String("after", "", "JUnit report of the tests after the change")
+	before := fs.String("before", "", "test results before the change (JUnit XML or go test -json)")
+	after := fs.String("after", "", "test results after the change (JUnit XML or go test -json)")
 	patterns := fs.String("patterns", "", "comma-separated test-path globs (default: the built-in test patterns)")
 	dir := fs.String("C", ".", "work tree to judge")
 	format := fs.String("format", "text", "output format: text or json")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage guard [--base REV] [--before JUNIT] [--after JUNIT] [--patterns GLOB,...]")
+		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage guard [--base REV] [--before RESULTS] [--after RESULTS] [--patterns GLOB,...]")
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterleaved(fs, args)
