@@ -59,7 +59,7 @@ func Gather(get func(name string) string) (*Options, error) {
 		o.Loop = l
 	}
 	if o.ID != "" && !decide.ValidID(o.ID) {
-		bad("id", "%q: want 1–64 letters, digits, '.', '_' or '-'", o.ID)
+		bad("id", "%q: %s", o.ID, decide.IDRule)
 	}
 	o.Evidence = lines(get("evidence"))
 	o.Artifacts = lines(get("artifacts"))

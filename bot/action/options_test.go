@@ -75,6 +75,19 @@ func TestGatherNamesEveryBadInput(t *testing.T) {
 	}
 }
 
+func TestGatherRefusesBadIDs(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{".", "..", "Review", "cov.api", "-x", strings.Repeat("a", 33), "a/b"} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			_, err := Gather(inputs(map[string]string{"id": id}))
+			if err == nil || !strings.Contains(err.Error(), "input id") || !strings.Contains(err.Error(), decide.IDRule) {
+				t.Errorf("Gather(id %q) error = %v, want one naming input id and the rule", id, err)
+			}
+		})
+	}
+}
+
 func TestGlobMatch(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -61,7 +61,7 @@ func parseDecideFlags(env *Env, args []string) (*decideOptions, error) {
 	case o.set["round"] && o.round < 1:
 		return nil, usagef("decide: --round %d: rounds start at 1", o.round)
 	case o.id != "" && !decide.ValidID(o.id):
-		return nil, usagef("decide: --id %q: want 1–64 letters, digits, '.', '_' or '-'", o.id)
+		return nil, usagef("decide: --id %q: %s", o.id, decide.IDRule)
 	}
 	if o.loop != "" {
 		l, err := decide.ParseLoop(o.loop)
