@@ -3,6 +3,7 @@ module github.com/gcloop/gcloop
 go 1.25
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.8.1
 	github.com/getkin/kin-openapi v0.133.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-github/v62 v62.0.0
