@@ -11,6 +11,7 @@ import (
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
+	"github.com/gcloop/gcloop/internal/wfcmd"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -135,7 +136,7 @@ func Publish(a *githubactions.Action, c *Context, res *Result, f Files, log io.W
 	outs := Outputs(res, f)
 	for _, k := range outputOrder {
 		if c.OutputPath == "" {
-			fmt.Fprintf(log, "output %s=%s\n", k, outs[k])
+			fmt.Fprintf(log, "output %s=%s\n", k, wfcmd.Escape(outs[k]))
 			continue
 		}
 		a.SetOutput(k, outs[k])

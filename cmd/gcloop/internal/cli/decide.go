@@ -12,6 +12,7 @@ import (
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/load"
+	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
 // decideOptions are the flags of `gcloop decide` (DESIGN §8).
@@ -244,8 +245,7 @@ func writeDecision(env *Env, d *decide.Decision, format string) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(env.Stdout, md)
-	return err
+	return wfcmd.WriteBlock(env.Stdout, md) // the report holds evidence text
 }
 
 // failOn returns exit 3 when the decision matches --fail-on.
