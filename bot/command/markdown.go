@@ -1,6 +1,8 @@
 package command
 
 import (
+	"bytes"
+	"sort"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -29,6 +31,12 @@ type textLine struct {
 func textLines(body string) []textLine {
 	src := []byte(normalizeNewlines(body))
 	doc := markdown.Parser().Parse(text.NewReader(src))
+	var breaks []int // offsets of the line breaks, for line numbers
+	for i, c := range src {
+		if c == '\n' {
+			breaks = append(breaks, i)
+		}
+	}
 	var out []textLine
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -38,7 +46,7 @@ func textLines(body string) []textLine {
 		case ast.KindBlockquote, ast.KindCodeBlock, ast.KindFencedCodeBlock, ast.KindHTMLBlock, ast.KindHeading:
 			return ast.WalkSkipChildren, nil
 		case ast.KindParagraph, ast.KindTextBlock:
-			out = append(out, paragraphLines(src, n)...)
+			out = append(out, paragraphLines(src, breaks, n)...)
 			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
@@ -47,8 +55,8 @@ func textLines(body string) []textLine {
 }
 
 // paragraphLines lists the lines of a paragraph that start with one of
-// its own text nodes.
-func paragraphLines(src []byte, para ast.Node) []textLine {
+// its own text nodes; breaks are the offsets of src's line breaks.
+func paragraphLines(src []byte, breaks []int, para ast.Node) []textLine {
 	var out []textLine
 	for c := para.FirstChild(); c != nil; c = c.NextSibling() {
 		t, ok := c.(*ast.Text)
@@ -56,15 +64,18 @@ func paragraphLines(src []byte, para ast.Node) []textLine {
 			continue
 		}
 		start := t.Segment.Start
-		lineStart := strings.LastIndexByte(string(src[:start]), '\n') + 1
-		if strings.Trim(string(src[lineStart:start]), " \t") != "" {
+		line := sort.SearchInts(breaks, start) // breaks before start
+		lineStart, end := 0, len(src)
+		if line > 0 {
+			lineStart = breaks[line-1] + 1
+		}
+		if line < len(breaks) {
+			end = breaks[line]
+		}
+		if len(bytes.Trim(src[lineStart:start], " \t")) != 0 {
 			continue
 		}
-		end := len(src)
-		if i := strings.IndexByte(string(src[start:]), '\n'); i >= 0 {
-			end = start + i
-		}
-		out = append(out, textLine{line: strings.Count(string(src[:start]), "\n") + 1, text: string(src[start:end])})
+		out = append(out, textLine{line: line + 1, text: string(src[start:end])})
 	}
 	return out
 }

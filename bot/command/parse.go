@@ -50,6 +50,10 @@ type Command struct {
 // maxWord caps the unknown words kept for the reply.
 const maxWord = 64
 
+// maxBody is the most bytes a comment body can have: GitHub's limit of
+// 65 536 characters, 4 bytes each at most.
+const maxBody = 4 * 65536
+
 // Parse finds the first `/gc` command in a comment body.
 //
 // Commands are found on the parsed Markdown (CommonMark with GFM tables,
@@ -66,8 +70,12 @@ const maxWord = 64
 // `/gc` alone or with an unknown verb yields a Help command (Unknown names
 // the word); a second word that is no valid loop id yields a Help command
 // with BadLoopID set. Words after the loop id, and an HTML comment
-// after the command, are ignored. The first command line wins.
+// after the command, are ignored. The first command line wins. A body
+// longer than GitHub allows a comment (maxBody) holds no command.
 func Parse(body string) (Command, bool) {
+	if len(body) > maxBody {
+		return Command{}, false
+	}
 	for _, l := range textLines(body) {
 		if cmd, ok := parseLine(strings.TrimLeft(l.text, " \t")); ok {
 			cmd.Line = l.line

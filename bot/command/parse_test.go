@@ -128,6 +128,8 @@ func TestParse(t *testing.T) {
 		{"a tag that only starts like pre cannot interrupt a paragraph", "text\n<prefix>\n/gc retry", Command{Verb: Retry, Line: 3}, true},
 		{"a pre block closed on its line hides nothing", "<pre>x</pre>\n/gc retry", Command{Verb: Retry, Line: 2}, true},
 		{"a setext underline ends a paragraph", "Title\n===\n    /gc retry", none, false},
+		{"a body longer than GitHub allows holds no command", "/gc retry\n" + strings.Repeat("x", 4*65536), none, false},
+		{"a body at GitHub's limit is read", "/gc retry\n" + strings.Repeat("x", 4*65536-10), Command{Verb: Retry, Line: 1}, true},
 
 		// Inline structure: only a line that starts with the paragraph's own text.
 		{"a code span spanning lines hides a command", "see `x\n/gc retry` there", none, false},
