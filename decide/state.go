@@ -191,6 +191,9 @@ var ErrNoMarker = errors.New("no state marker")
 // decodes it. It returns ErrNoMarker when there is none, and another error
 // when the marker is there but corrupt.
 func ParseMarker(body, id string) (*State, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("state marker of %q: loop id %s", id, IDRule)
+	}
 	for _, m := range markerRE.FindAllStringSubmatch(body, -1) {
 		if m[1] != id {
 			continue
@@ -214,8 +217,15 @@ func ParseMarker(body, id string) (*State, error) {
 // HasMarker reports whether body holds any gcloop state marker.
 func HasMarker(body string) bool { return markerRE.MatchString(body) }
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+var idRE = regexp.MustCompile(`^` + IDSyntax + `$`)
 
-// ValidID reports whether id can name a loop: 1–64 letters, digits, '.',
-// '_' or '-'.
+// IDSyntax is the syntax of a loop id (DESIGN §10): safe in a marker, a
+// file name (.gcloop/<id>/), a label and a check name; never "." or "..".
+const IDSyntax = `[a-z0-9][a-z0-9_-]{0,31}`
+
+// IDRule says what a loop id must be, for error messages.
+const IDRule = "want " + IDSyntax + ": a lowercase letter or digit, then up to 31 lowercase letters, digits, '_' or '-'"
+
+// ValidID reports whether id can name a loop: it matches IDSyntax. It is
+// the one validator of loop ids, wherever they enter.
 func ValidID(id string) bool { return idRE.MatchString(id) }

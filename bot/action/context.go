@@ -41,17 +41,21 @@ type Context struct {
 
 // Pull is what the action needs of a pull request.
 type Pull struct {
-	Number     int
-	HeadSHA    string
-	HeadRef    string
+	Number  int
+	HeadSHA string
+	HeadRef string
+	// HeadRepoID is the head repository's id; 0 when GitHub sends none
+	// (`head.repo: null`: the fork was deleted).
 	HeadRepoID int64
 	BaseRepoID int64
 	BaseRef    string
 	HTMLURL    string
 }
 
-// Fork reports whether the pull request comes from another repository.
-func (p *Pull) Fork() bool { return p.HeadRepoID != 0 && p.HeadRepoID != p.BaseRepoID }
+// Fork reports whether the pull request comes from another repository. A
+// missing head repository (a deleted fork) counts as a fork: nothing can
+// be pushed to it or dispatched on it.
+func (p *Pull) Fork() bool { return p.HeadRepoID == 0 || p.HeadRepoID != p.BaseRepoID }
 
 // pullFrom converts go-github's pull request.
 func pullFrom(pr *github.PullRequest) *Pull {

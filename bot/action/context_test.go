@@ -39,6 +39,31 @@ func TestReadContextPullRequest(t *testing.T) {
 	}
 }
 
+func TestPullFork(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, payload string
+		want          bool
+	}{
+		{"same repository", `{"pull_request":{"number":1,"head":{"repo":{"id":7}},"base":{"repo":{"id":7}}}}`, false},
+		{"another repository", `{"pull_request":{"number":1,"head":{"repo":{"id":9}},"base":{"repo":{"id":7}}}}`, true},
+		{"a deleted fork: head.repo null", `{"pull_request":{"number":1,"head":{"ref":"x","repo":null},"base":{"repo":{"id":7}}}}`, true},
+		{"no head repository at all", `{"pull_request":{"number":1,"head":{"ref":"x"},"base":{"repo":{"id":7}}}}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := contextWith(t, "pull_request", tt.payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Pull.Fork(); got != tt.want {
+				t.Errorf("Fork() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestReadContextOtherEvents(t *testing.T) {
 	t.Parallel()
 	c, err := contextWith(t, "workflow_run", `{"workflow_run":{"id":5,"head_sha":"h2","head_repository":{"id":7},"pull_requests":[{"number":3,"head":{"sha":"h2"}}]}}`)

@@ -4,18 +4,22 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
 // PrintDryRun prints what a run would do on GitHub: the report comment, the
-// fix issues and the commit.
+// fix issues and the commit. Everything from the evidence is escaped for
+// workflow commands (wfcmd): a finding, a file name or a note cannot start
+// a `::command::` in the log.
 func PrintDryRun(w io.Writer, res *Result) {
 	d := res.Decision
-	fmt.Fprintf(w, "gcloop dry run: %s round %d: %s (%s)\n\n", d.ID, d.Round, d.Outcome, d.Verdict)
+	fmt.Fprintf(w, "gcloop dry run: %s round %d: %s (%s)\n\n", d.ID, d.Round, d.Outcome, wfcmd.Escape(d.Verdict))
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", wfcmd.Escape(n))
 	}
 	fmt.Fprintln(w, "=== report comment (created or edited in place) ===")
-	fmt.Fprintln(w, strings.TrimRight(res.Report, "\n"))
+	_ = wfcmd.WriteBlock(w, strings.TrimRight(res.Report, "\n")+"\n")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "=== fix issues ===")
 	switch {
@@ -29,12 +33,13 @@ func PrintDryRun(w io.Writer, res *Result) {
 		if p.Number > 0 {
 			what = fmt.Sprintf("update #%d", p.Number)
 		}
-		fmt.Fprintf(w, "--- %s: %s [%s]\n%s\n", what, p.Title, strings.Join(p.Labels, ", "), strings.TrimRight(p.Body, "\n"))
+		fmt.Fprintf(w, "--- %s: %s [%s]\n", what, wfcmd.Escape(p.Title), wfcmd.Escape(strings.Join(p.Labels, ", ")))
+		_ = wfcmd.WriteBlock(w, strings.TrimRight(p.Body, "\n")+"\n")
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "=== commit ===")
 	if len(res.Reverted) > 0 {
-		fmt.Fprintf(w, "none: the changes were refused (reverted): %s\n", strings.Join(res.Reverted, ", "))
+		fmt.Fprintf(w, "none: the changes were refused (reverted): %s\n", wfcmd.Escape(strings.Join(res.Reverted, ", ")))
 	} else {
 		fmt.Fprintln(w, "none")
 	}

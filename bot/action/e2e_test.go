@@ -626,8 +626,9 @@ func TestWorkflowRunReadsArtifacts(t *testing.T) {
 	zw.Close()
 	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{ID: 8000, HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
 	w.gh.AddArtifact(owner, repo, runID, "review", zipped.Bytes())
-	payload := map[string]any{"action": "completed", "workflow_run": map[string]any{"id": runID, "head_sha": w.head,
-		"head_repository": map[string]any{"id": 100}, "pull_requests": []any{map[string]any{"number": w.pr, "head": map[string]any{"sha": w.head}}}}}
+	payload := map[string]any{"action": "completed", "workflow_run": map[string]any{"id": runID, "head_sha": w.head, "head_branch": "feature/cart",
+		"head_repository": map[string]any{"id": 100}, "pull_requests": []any{map[string]any{"number": w.pr,
+			"head": map[string]any{"sha": w.head, "ref": "feature/cart", "repo": map[string]any{"id": 100}}}}}}
 	r := w.runAction(step{event: "workflow_run", payload: payload, inputs: map[string]string{"loop": "review", "artifacts": "review"}, runID: 8001})
 	if r.code != 0 || r.outputs["decision"] != "fix" {
 		t.Fatalf("exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)

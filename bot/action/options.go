@@ -75,7 +75,7 @@ func Gather(get func(name string) string) (*Options, error) {
 		bad("bot-login", "%q: want a GitHub login such as my-app[bot]", o.BotLogin)
 	}
 	if o.ID != "" && !decide.ValidID(o.ID) {
-		bad("id", "%q: want 1–64 letters, digits, '.', '_' or '-'", o.ID)
+		bad("id", "%q: %s", o.ID, decide.IDRule)
 	}
 	o.Evidence = lines(get("evidence"))
 	o.Artifacts = lines(get("artifacts"))

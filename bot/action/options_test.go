@@ -3,6 +3,7 @@ package action
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -76,24 +77,62 @@ func TestGatherNamesEveryBadInput(t *testing.T) {
 	}
 }
 
-func TestGlobMatch(t *testing.T) {
+func TestGatherRefusesBadIDs(t *testing.T) {
 	t.Parallel()
+	for _, id := range []string{".", "..", "Review", "cov.api", "-x", strings.Repeat("a", 33), "a/b"} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			_, err := Gather(inputs(map[string]string{"id": id}))
+			if err == nil || !strings.Contains(err.Error(), "input id") || !strings.Contains(err.Error(), decide.IDRule) {
+				t.Errorf("Gather(id %q) error = %v, want one naming input id and the rule", id, err)
+			}
+		})
+	}
+}
+
+func TestWorkspaceFilesGlobs(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	for _, rel := range []string{"results/run-L1.json", "results/sub/run.json", "junit.xml", "a/b/junit.xml",
+		"reports/a/b.xml", "reports/x.sarif", "sub/lcov.info", ".git/junit.xml"} {
+		writeFile(t, ws, rel, "x")
+	}
 	tests := []struct {
-		pattern, name string
-		want          bool
+		pattern string
+		want    []string
 	}{
-		{"results/*.json", "results/run-L1.json", true},
-		{"results/*.json", "results/sub/run.json", false},
-		{"**/junit.xml", "junit.xml", true},
-		{"**/junit.xml", "a/b/junit.xml", true},
-		{"reports/**", "reports/a/b.xml", true},
-		{"reports/**/*.sarif", "reports/x.sarif", true},
-		{"*.info", "sub/lcov.info", false},
+		{"results/*.json", []string{"results/run-L1.json"}},
+		{"**/junit.xml", []string{"a/b/junit.xml", "junit.xml"}},
+		{"reports/**", []string{"reports/a/b.xml", "reports/x.sarif"}},
+		{"reports/**/*.sarif", []string{"reports/x.sarif"}},
+		{"*.info", nil},
+		{"{results,reports}/*.{json,sarif}", []string{"reports/x.sarif", "results/run-L1.json"}},
+		{"missing/**/*.xml", nil},
 	}
 	for _, tt := range tests {
-		if got := globMatch(tt.pattern, tt.name); got != tt.want {
-			t.Errorf("globMatch(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
-		}
+		t.Run(tt.pattern, func(t *testing.T) {
+			t.Parallel()
+			got, _, err := workspaceFiles(ws, []string{tt.pattern})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("workspaceFiles(%q) (-want +got):\n%s", tt.pattern, diff)
+			}
+		})
+	}
+}
+
+// writeFile writes a file under dir, making its directories.
+func writeFile(t testing.TB, dir, rel, body string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

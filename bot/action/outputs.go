@@ -11,6 +11,7 @@ import (
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
+	"github.com/gcloop/gcloop/internal/wfcmd"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -24,11 +25,21 @@ type Files struct {
 
 // WriteFiles writes the report, the decision JSON and the task JSON under
 // .gcloop/<id>/ in the workspace, where later steps of the job find them.
+// It writes through an os.Root on the workspace: a .gcloop planted as a
+// symlink out of it is refused.
 func WriteFiles(ws string, res *Result) (Files, error) {
 	d := res.Decision
+	if !decide.ValidID(d.ID) { // the id names a directory
+		return Files{}, fmt.Errorf("write outputs: loop id %q: %s", d.ID, decide.IDRule)
+	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return Files{}, fmt.Errorf("write outputs: open the workspace: %w", err)
+	}
+	defer root.Close()
 	dir := filepath.Join(".gcloop", d.ID)
-	if err := os.MkdirAll(filepath.Join(ws, dir), 0o755); err != nil {
-		return Files{}, fmt.Errorf("write outputs: %w", err)
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		return Files{}, fmt.Errorf("write outputs to %s: %w", dir, err)
 	}
 	f := Files{
 		Report:   filepath.ToSlash(filepath.Join(dir, "report.md")),
@@ -40,7 +51,7 @@ func WriteFiles(ws string, res *Result) (Files, error) {
 		return Files{}, err
 	}
 	write := func(rel string, fill func(io.Writer) error) error {
-		out, err := os.Create(filepath.Join(ws, filepath.FromSlash(rel)))
+		out, err := root.Create(filepath.FromSlash(rel))
 		if err != nil {
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
@@ -125,7 +136,7 @@ func Publish(a *githubactions.Action, c *Context, res *Result, f Files, log io.W
 	outs := Outputs(res, f)
 	for _, k := range outputOrder {
 		if c.OutputPath == "" {
-			fmt.Fprintf(log, "output %s=%s\n", k, outs[k])
+			fmt.Fprintf(log, "output %s=%s\n", k, wfcmd.Escape(outs[k]))
 			continue
 		}
 		a.SetOutput(k, outs[k])
@@ -213,7 +224,12 @@ func AppendDiscoveries(ws, rel string, res *Result) error {
 			"loop": d.Loop, "id": d.ID, "round": d.Round, "commit": res.Commit,
 		}})
 	}
-	f, err := os.OpenFile(filepath.Join(ws, filepath.FromSlash(p)), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return fmt.Errorf("append to %s: open the workspace: %w", rel, err)
+	}
+	defer root.Close()
+	f, err := root.OpenFile(filepath.FromSlash(p), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", rel, err)
 	}
@@ -234,7 +250,12 @@ func readLocalConfig(ws, name string) (*config.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input config: %w", err)
 	}
-	f, err := os.Open(filepath.Join(ws, filepath.FromSlash(p)))
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: open the workspace: %w", name, err)
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(p))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}

@@ -283,45 +283,91 @@ func (r *Runner) resolvePull(ctx context.Context) (*Pull, error) {
 	return nil, fmt.Errorf("%w: the %s event names none (run on pull_request, workflow_run, workflow_dispatch with a pr input, or issue_comment)", ErrNoPull, c.EventName)
 }
 
-// pullOfRun finds the pull request of a workflow_run: the one the run
-// lists, else an open one whose head is the run's head sha.
+// pullOfRun finds the pull request of a workflow_run: one the run lists,
+// else (fork runs list none) an open one that holds the run's head sha. A
+// candidate is the run's only when its head matches the run's head sha,
+// head repository and head branch — a PR of another repository or branch
+// that happens to hold the same commit is not acted on.
 func (r *Runner) pullOfRun(ctx context.Context, run *github.WorkflowRun) (*Pull, error) {
+	var refused []string
 	number := 0
 	for _, p := range run.PullRequests {
-		if p.GetHead().GetSHA() == run.GetHeadSHA() {
-			number = p.GetNumber()
-			break
+		if why := headMismatch(run, p, true); why != "" {
+			refused = append(refused, fmt.Sprintf("#%d %s", p.GetNumber(), why))
+			continue
 		}
+		number = p.GetNumber()
+		break
 	}
 	if number == 0 {
-		// Fork PRs are not listed in the run: look the head sha up.
 		prs, _, err := r.GH.PullRequests.ListPullRequestsWithCommit(ctx, r.Ctx.Owner, r.Ctx.Repo, run.GetHeadSHA(), &github.ListOptions{PerPage: 100})
 		if err != nil {
 			return nil, fmt.Errorf("find the pull request of commit %s: %w", run.GetHeadSHA(), err)
 		}
 		for _, p := range prs {
-			if p.GetState() == "open" && p.GetHead().GetSHA() == run.GetHeadSHA() {
-				number = p.GetNumber()
-				break
+			if p.GetState() != "open" {
+				continue
 			}
+			if why := headMismatch(run, p, true); why != "" {
+				refused = append(refused, fmt.Sprintf("#%d %s", p.GetNumber(), why))
+				continue
+			}
+			number = p.GetNumber()
+			break
 		}
 	}
 	if number == 0 {
-		return nil, fmt.Errorf("%w: workflow run %d (head %s) belongs to no open pull request", ErrNoPull, run.GetID(), run.GetHeadSHA())
+		msg := fmt.Sprintf("workflow run %d (head %s, repository %s, branch %q) belongs to no open pull request with that head",
+			run.GetID(), run.GetHeadSHA(), runRepo(run), run.GetHeadBranch())
+		if len(refused) > 0 {
+			msg += "; not its pull request: " + strings.Join(refused, "; ")
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNoPull, msg)
 	}
 	pr, _, err := r.GH.PullRequests.Get(ctx, r.Ctx.Owner, r.Ctx.Repo, number)
 	if err != nil {
 		return nil, fmt.Errorf("get pull request #%d: %w", number, err)
+	}
+	if why := headMismatch(run, pr, false); why != "" {
+		return nil, fmt.Errorf("%w: pull request #%d is not workflow run %d's: %s", ErrNoPull, number, run.GetID(), why)
 	}
 	p := pullFrom(pr)
 	if p.HeadSHA != run.GetHeadSHA() {
 		// The PR moved on since the run: judge the run's commit.
 		p.HeadSHA = run.GetHeadSHA()
 	}
-	if id := run.GetHeadRepository().GetID(); id != 0 {
-		p.HeadRepoID = id
-	}
 	return p, nil
+}
+
+// headMismatch says why a pull request's head is not a workflow run's head
+// ("" when it is): the repository (by id, else by full name) and the
+// branch must be the run's, and the sha too when withSHA (a PR fetched
+// later may have moved on).
+func headMismatch(run *github.WorkflowRun, pr *github.PullRequest, withSHA bool) string {
+	head := pr.GetHead()
+	prRepo, runRepo := head.GetRepo(), run.GetHeadRepository()
+	switch {
+	case withSHA && head.GetSHA() != run.GetHeadSHA():
+		return fmt.Sprintf("has head %s, not the run's %s", head.GetSHA(), run.GetHeadSHA())
+	case prRepo == nil || runRepo == nil:
+		return "has no head repository to compare with the run's"
+	case prRepo.GetID() != 0 && runRepo.GetID() != 0 && prRepo.GetID() != runRepo.GetID():
+		return fmt.Sprintf("comes from repository id %d, not the run's %d", prRepo.GetID(), runRepo.GetID())
+	case (prRepo.GetID() == 0 || runRepo.GetID() == 0) &&
+		(prRepo.GetFullName() == "" || !strings.EqualFold(prRepo.GetFullName(), runRepo.GetFullName())):
+		return fmt.Sprintf("comes from repository %q, not the run's %q", prRepo.GetFullName(), runRepo.GetFullName())
+	case head.GetRef() == "" || head.GetRef() != run.GetHeadBranch():
+		return fmt.Sprintf("has head branch %q, not the run's %q", head.GetRef(), run.GetHeadBranch())
+	}
+	return ""
+}
+
+// runRepo names a run's head repository for messages.
+func runRepo(run *github.WorkflowRun) string {
+	if n := run.GetHeadRepository().GetFullName(); n != "" {
+		return n
+	}
+	return fmt.Sprintf("id %d", run.GetHeadRepository().GetID())
 }
 
 // readEvidence reads the workspace evidence and the artifacts.
@@ -465,7 +511,7 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 		}
 	}
 	if len(plan.Accepted) == 0 {
-		refused(res, plan)
+		revertChanges(res, plan)
 		return
 	}
 	sha, err := pushfix.Push(ctx, r.GH.Git, pushfix.PushSpec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, Branch: pull.HeadRef,
@@ -479,7 +525,7 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 			plan.Reverted = append(plan.Reverted, c.Path)
 		}
 		plan.Accepted = nil
-		refused(res, plan)
+		revertChanges(res, plan)
 	case err != nil:
 		d.Notes = append(d.Notes, "the test-only fix could not be pushed: "+err.Error())
 	default:
@@ -488,9 +534,9 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 	}
 }
 
-// refused records a change set that was not pushed: the report says
+// revertChanges records a change set that was not pushed: the report says
 // "reverted" and why, and the coverage measured with it does not count.
-func refused(res *Result, plan pushfix.Result) {
+func revertChanges(res *Result, plan pushfix.Result) {
 	d := res.Decision
 	*res.Pushfix = plan
 	res.Reverted = plan.Reverted

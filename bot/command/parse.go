@@ -50,35 +50,35 @@ type Command struct {
 // maxWord caps the unknown words kept for the reply.
 const maxWord = 64
 
+// maxBody is the most bytes a comment body can have: GitHub's limit of
+// 65 536 characters, 4 bytes each at most.
+const maxBody = 4 * 65536
+
 // Parse finds the first `/gc` command in a comment body.
 //
-// A command is a line that starts, after optional spaces, with `/gc`
-// (any case) followed by the end of the line or white space. The line must
-// render as text: lines inside a block quote (including a lazy
-// continuation of a quoted paragraph), a fenced or indented code block, an
-// HTML comment or a <pre>, <script>, <style> or <textarea> block are not
-// commands. Block structure follows CommonMark closely enough for that
-// (fence lengths and characters, containers, interruption rules); list
-// items are containers, so `- /gc retry` is not a command but an indented
-// `/gc retry` continuing an item's text is.
+// Commands are found on the parsed Markdown (CommonMark with GFM tables,
+// as GitHub renders comments): a command is a line of paragraph text that
+// starts, after optional spaces, with `/gc` (any case) followed by the end
+// of the line or white space. Nothing inside a block quote (including a
+// lazy continuation of a quoted paragraph), a fenced or indented code
+// block, an inline code span (also one spanning lines), an HTML comment or
+// block, a link text, emphasis, a heading or a table is a command. List
+// items are containers: `- /gc retry` is not a command (the line starts
+// with the marker), but a line of the item's text that starts with `/gc`
+// is.
 //
 // `/gc` alone or with an unknown verb yields a Help command (Unknown names
 // the word); a second word that is no valid loop id yields a Help command
 // with BadLoopID set. Words after the loop id, and an HTML comment
-// after the command, are ignored. The first
-// command line wins.
+// after the command, are ignored. The first command line wins. A body
+// longer than GitHub allows a comment (maxBody) holds no command.
 func Parse(body string) (Command, bool) {
-	lines := splitLines(body)
-	closeAhead := commentCloser(lines)
-	var sc scanner
-	for i, raw := range lines {
-		line := expandTabs(raw)
-		cl := sc.line(line, func() bool { return closeAhead(i) })
-		if !cl.text || cl.quoted || cl.hiddenStart {
-			continue
-		}
-		if cmd, ok := parseLine(strings.TrimLeft(line, " ")); ok {
-			cmd.Line = i + 1
+	if len(body) > maxBody {
+		return Command{}, false
+	}
+	for _, l := range textLines(body) {
+		if cmd, ok := parseLine(strings.TrimLeft(l.text, " \t")); ok {
+			cmd.Line = l.line
 			return cmd, true
 		}
 	}
@@ -151,53 +151,5 @@ func splitLines(s string) []string {
 			i++
 		}
 		s = s[i+1:]
-	}
-}
-
-// expandTabs replaces tabs with spaces to the next multiple of 4 columns,
-// so that indentation is counted in spaces only.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 4 - col%4
-			b.WriteString("    "[:n])
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
-}
-
-// commentCloser answers, for a line that opens an HTML comment inside a
-// paragraph without closing it, whether a later line of the same
-// paragraph (up to the next blank line) holds `-->`: only then is the
-// comment one. The answers come from prefix counts, so Parse stays linear.
-func commentCloser(lines []string) func(i int) bool {
-	n := len(lines)
-	closes := make([]int, n+1) // closes[k]: lines < k holding "-->"
-	for k, l := range lines {
-		closes[k+1] = closes[k]
-		if strings.Contains(l, "-->") {
-			closes[k+1]++
-		}
-	}
-	nextBlank := make([]int, n+1) // first blank line at or after k
-	nextBlank[n] = n
-	for k := n - 1; k >= 0; k-- {
-		nextBlank[k] = nextBlank[k+1]
-		if isBlank(lines[k]) {
-			nextBlank[k] = k
-		}
-	}
-	return func(i int) bool {
-		end := nextBlank[i+1]
-		return closes[end]-closes[i+1] > 0
 	}
 }

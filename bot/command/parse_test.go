@@ -25,7 +25,9 @@ func TestParse(t *testing.T) {
 		{"the verb is case-insensitive", "/gc RETRY", Command{Verb: Retry, Line: 1}, true},
 		{"the prefix is case-insensitive", "/GC Retry", Command{Verb: Retry, Line: 1}, true},
 		{"a loop id follows the verb", "/gc retry coverage", Command{Verb: Retry, LoopID: "coverage", Line: 1}, true},
-		{"the loop id keeps its case", "/gc abort Review-2", Command{Verb: Abort, LoopID: "Review-2", Line: 1}, true},
+		{"a loop id in capitals is no loop id", "/gc abort Review-2", Command{Verb: Help, BadLoopID: "Review-2", Line: 1}, true},
+		{"the loop id .. is no loop id", "/gc retry ..", Command{Verb: Help, BadLoopID: "..", Line: 1}, true},
+		{"the loop id . is no loop id", "/gc retry .", Command{Verb: Help, BadLoopID: ".", Line: 1}, true},
 		{"trailing words are ignored", "/gc retry coverage please, now", Command{Verb: Retry, LoopID: "coverage", Line: 1}, true},
 		{"leading spaces are allowed", "   /gc retry", Command{Verb: Retry, Line: 1}, true},
 		{"a tab separates words", "/gc\tretry", Command{Verb: Retry, Line: 1}, true},
@@ -122,9 +124,31 @@ func TestParse(t *testing.T) {
 		{"a fence indented by three spaces hides a command", "   ```\n/gc retry\n   ```", none, false},
 		{"a closing fence indented by four does not close", "```\n    ```\n/gc retry", none, false},
 		{"a script block hides a command", "<script>\n/gc retry\n</script>", none, false},
-		{"a tag that only starts like pre is no block", "<prefix>\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a tag that only starts like pre opens an HTML block of its own", "<prefix>\n/gc retry", none, false},
+		{"a tag that only starts like pre cannot interrupt a paragraph", "text\n<prefix>\n/gc retry", Command{Verb: Retry, Line: 3}, true},
 		{"a pre block closed on its line hides nothing", "<pre>x</pre>\n/gc retry", Command{Verb: Retry, Line: 2}, true},
 		{"a setext underline ends a paragraph", "Title\n===\n    /gc retry", none, false},
+		{"a body longer than GitHub allows holds no command", "/gc retry\n" + strings.Repeat("x", 4*65536), none, false},
+		{"a body at GitHub's limit is read", "/gc retry\n" + strings.Repeat("x", 4*65536-10), Command{Verb: Retry, Line: 1}, true},
+
+		// Inline structure: only a line that starts with the paragraph's own text.
+		{"a code span spanning lines hides a command", "see `x\n/gc retry` there", none, false},
+		{"a double-backtick code span spanning lines hides a command", "``a\n/gc retry``", none, false},
+		{"a blank line ends a paragraph and its open backticks", "``a\n\n/gc retry\n``", Command{Verb: Retry, Line: 3}, true},
+		{"a code span over three lines hides a command", "run `\n/gc retry\n`", none, false},
+		{"an unclosed backtick is literal", "see `x\n/gc retry", Command{Verb: Retry, Line: 2}, true},
+		{"a code span alone is no command", "`/gc retry`", none, false},
+		{"link text spanning lines is no command", "[see\n/gc retry](https://example.com)", none, false},
+		{"emphasis spanning lines is no command", "*see\n/gc retry*", none, false},
+		{"a setext heading is no command", "/gc retry\n---", none, false},
+		{"an ATX heading is no command", "# /gc retry", none, false},
+		{"a table cell is no command", "| a |\n|---|\n/gc retry", none, false},
+		{"a div block hides a command", "<div>\n/gc retry\n</div>", none, false},
+		{"an escaped slash is no command", "\\/gc retry", none, false},
+		{"an entity is no command", "&#47;gc retry", none, false},
+		{"a code span as the loop id is no loop id", "/gc retry `x`", Command{Verb: Help, BadLoopID: "`x`", Line: 1}, true},
+		{"a command in a tight list item's text counts", "- a\n- b\n  /gc status", Command{Verb: Status, Line: 3}, true},
+		{"a command in a quoted list item does not", "> - a\n>   /gc status", none, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,12 +173,37 @@ func quoteEvery(body string) string {
 	return strings.Join(lines, "\n")
 }
 
+// fenceAll puts body in a fenced code block whose fence is longer than any
+// run of backticks in it, so nothing in body can close it.
+func fenceAll(body string) string {
+	run, longest := 0, 0
+	for _, r := range body {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "\n" + body + "\n" + fence
+}
+
+// indentAll makes every line of body a line of an indented code block.
+func indentAll(body string) string {
+	lines := splitLines(body)
+	for i, l := range lines {
+		lines[i] = "    " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
 func FuzzParse(f *testing.F) {
 	seeds := []string{
 		"/gc retry", "/gc", "> /gc retry", "```\n/gc retry\n```", "~~~~\n~~~\n/gc abort\n~~~~",
 		"text\n    /gc retry", "<!--\n/gc retry\n-->", "see <!-- x\n/gc help\n-->", "- ```\n  /gc retry",
 		"> a\n/gc retry", "1. x\n\n   /gc status", "/gc retry \xff\xfe", "/gc\u00a0retry", "\t/gc retry",
-		"<pre>\n/gc retry", "`` `<!--` ``\n/gc retry", "/gc retry " + strings.Repeat("a", 70),
+		"<pre>\n/gc retry", "`` `<!--` ``\n/gc retry", "see `x\n/gc retry`", "[a\n/gc retry](u)", "| a |\n|-|\n/gc retry", "/gc retry " + strings.Repeat("a", 70),
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -180,9 +229,11 @@ func FuzzParse(f *testing.F) {
 		} else if cmd != (Command{}) {
 			t.Fatalf("Parse(%q) = %+v without a command", body, cmd)
 		}
-		if q := quoteEvery(body); true {
-			if got, ok := Parse(q); ok {
-				t.Fatalf("Parse(%q) = %+v: a body of quoted lines yielded a command", q, got)
+		// A command found is never inside a quote or code: the same body
+		// quoted, fenced or indented as code holds none.
+		for what, wrapped := range map[string]string{"quoted": quoteEvery(body), "fenced": fenceAll(body), "indented": indentAll(body)} {
+			if got, ok := Parse(wrapped); ok {
+				t.Fatalf("Parse(%q) = %+v: a body %s as a whole yielded a command", wrapped, got, what)
 			}
 		}
 	})

@@ -142,8 +142,6 @@ func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
 	return decide.LineError(p.name, n.Line, format, args...)
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 func (p *parser) file(doc *yaml.Node) (*File, error) {
 	f := &File{Name: p.name, Loops: map[string]*Section{}}
 	root := doc
@@ -165,8 +163,8 @@ func (p *parser) file(doc *yaml.Node) (*File, error) {
 			return nil, p.errf(k, "want a loop id, got %s", describe(k))
 		}
 		id := k.Value
-		if !idPattern.MatchString(id) {
-			return nil, p.errf(k, "loop id %q: want 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit", clip(id))
+		if !decide.ValidID(id) {
+			return nil, p.errf(k, "loop id %q: %s", clip(id), decide.IDRule)
 		}
 		if prev, ok := f.Loops[id]; ok {
 			return nil, p.errf(k, "duplicate loop id %q (first at line %d)", id, prev.Line)

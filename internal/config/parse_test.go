@@ -139,7 +139,7 @@ func TestParseKeys(t *testing.T) {
 		{"a byte order mark is skipped", "review", "\ufeffreview:\n  stall: 1\n", Section{Stall: ptr(1)}},
 		{"CRLF line ends are read", "review", "review:\r\n  stall: 1\r\n  issues: false\r\n", Section{Stall: ptr(1), Issues: ptr(false)}},
 		{"comments and blank lines are ignored", "review", "# top\nreview:   # the review loop\n\n  # rounds\n  max_rounds: 2 # two\n", Section{MaxRounds: ptr(2)}},
-		{"a quoted id is an id", "cov.api", "\"cov.api\":\n  loop: coverage\n", Section{}},
+		{"a quoted id is an id", "cov-api", "\"cov-api\":\n  loop: coverage\n", Section{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,8 +181,12 @@ func TestParseErrors(t *testing.T) {
 		{"an unknown loop kind is refused", "api:\n  loop: lint\n", `gcloop.yml:2: api.loop: unknown loop "lint" (want review, critique, audit, validation or coverage)`},
 		{"a null loop kind is refused", "api:\n  loop:\n", "gcloop.yml:2: api.loop: want a string, got null"},
 		{"a kind-named section of another kind is refused", "review:\n  loop: coverage\n", "gcloop.yml:2: review.loop: a section named review must be a review loop, not coverage; give it another id"},
-		{"an id with spaces is refused", "my loop:\n  loop: review\n", `gcloop.yml:1: loop id "my loop": want 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit`},
-		{"an id starting with a dash is refused", "-x:\n  loop: review\n", `gcloop.yml:1: loop id "-x": want 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit`},
+		{"an id with spaces is refused", "my loop:\n  loop: review\n", `gcloop.yml:1: loop id "my loop": want [a-z0-9][a-z0-9_-]{0,31}: a lowercase letter or digit, then up to 31 lowercase letters, digits, '_' or '-'`},
+		{"the id .. is refused", "'..':\n  loop: review\n", "gcloop.yml:1: loop id \"..\": " + decide.IDRule},
+		{"the id . is refused", "'.':\n  loop: review\n", "gcloop.yml:1: loop id \".\": " + decide.IDRule},
+		{"an id with capitals is refused", "Review:\n  loop: review\n", "gcloop.yml:1: loop id \"Review\": " + decide.IDRule},
+		{"an id of 33 characters is refused", strings.Repeat("a", 33) + ":\n  loop: review\n", "gcloop.yml:1: loop id \"" + strings.Repeat("a", 33) + "\": " + decide.IDRule},
+		{"an id starting with a dash is refused", "-x:\n  loop: review\n", `gcloop.yml:1: loop id "-x": want [a-z0-9][a-z0-9_-]{0,31}: a lowercase letter or digit, then up to 31 lowercase letters, digits, '_' or '-'`},
 		{"a null id is refused", "~:\n  loop: review\n", "gcloop.yml:1: want a loop id, got null"},
 		{"a mapping as id is refused", "? {a: 1}\n: {loop: review}\n", "gcloop.yml:1: want a loop id, got a mapping"},
 		{"a duplicate id is refused", "review:\nreview:\n", `gcloop.yml:2: duplicate loop id "review" (first at line 1)`},

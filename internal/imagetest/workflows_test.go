@@ -248,12 +248,18 @@ func checkGcloopStep(t *testing.T, w workflow, id string, job, step, with map[st
 	t.Helper()
 	where := fmt.Sprintf("%s: job %s", w.file, id)
 	if w.file != ".github/workflows/example-dry-run.yml" {
-		c, _ := w.doc["concurrency"].(map[string]any)
+		// On the job: a workflow-level group also holds the runs whose job
+		// is skipped (a comment without a command), and a newer pending run
+		// cancels the pending one — a round.
+		if _, ok := w.doc["concurrency"]; ok {
+			t.Errorf("%s: a workflow-level concurrency group; want it on the gcloop jobs, so that skipped runs never cancel a pending round", w.file)
+		}
+		c, _ := job["concurrency"].(map[string]any)
 		if g := str(c, "group"); !strings.Contains(g, "gcloop-") {
-			t.Errorf("%s: concurrency group %q; want one gcloop-<loop>-<pull request> group so rounds of a pull request never race", w.file, g)
+			t.Errorf("%s: concurrency group %q; want one gcloop-<loop>-<pull request> group so rounds of a pull request never race", where, g)
 		}
 		if c["cancel-in-progress"] != false {
-			t.Errorf("%s: concurrency cancel-in-progress must be false: a cancelled gcloop can leave a half-made round", w.file)
+			t.Errorf("%s: concurrency cancel-in-progress must be false: a cancelled gcloop can leave a half-made round", where)
 		}
 	}
 	if w.triggered("pull_request") {

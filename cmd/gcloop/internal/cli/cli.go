@@ -10,6 +10,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
 // Exit codes of DESIGN §8.
@@ -99,16 +101,16 @@ func exitCode(err error, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(stderr, "gcloop:", ee.msg)
+			fmt.Fprintln(stderr, "gcloop:", wfcmd.Escape(ee.msg))
 		}
 		return ee.code
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "gcloop:", ue.msg)
+		fmt.Fprintln(stderr, "gcloop:", wfcmd.Escape(ue.msg))
 		return exitUsage
 	}
-	fmt.Fprintln(stderr, "gcloop:", oneLine(err.Error()))
+	fmt.Fprintln(stderr, "gcloop:", wfcmd.Escape(oneLine(err.Error())))
 	return exitNoResult
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/gcloop/gcloop/coverage/cycle"
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
 // runCoverage runs `gcloop coverage report|guard|cycle`.
@@ -64,7 +65,11 @@ func runCoverageReport(env *Env, args []string) error {
 	if *format == "json" {
 		return rep.WriteJSON(env.Stdout)
 	}
-	return rep.WriteMarkdown(env.Stdout)
+	out := wfcmd.NewWriter(env.Stdout) // file names come from the reports
+	if err := rep.WriteMarkdown(out); err != nil {
+		return err
+	}
+	return out.Close()
 }
 
 func readCoverageFile(name string) (*decide.Evidence, coverage.Format, error) {
@@ -163,10 +168,10 @@ func runCoverageGuard(env *Env, args []string) error {
 
 func printGuard(env *Env, res guard.Result, changed int) {
 	for _, v := range res.Violations {
-		fmt.Fprintln(env.Stdout, v.String())
+		fmt.Fprintln(env.Stdout, wfcmd.Escape(v.String())) // names changed files
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(env.Stdout, "note:", n)
+		fmt.Fprintln(env.Stdout, "note:", wfcmd.Escape(n))
 	}
 	if res.OK() {
 		fmt.Fprintf(env.Stdout, "ok: %d changed file(s), all test-only\n", changed)
@@ -217,11 +222,13 @@ func runCoverageCycle(env *Env, args []string) error {
 	res, err := cycle.Run(env.Ctx, o)
 	if err != nil {
 		if res.Reverted {
-			fmt.Fprint(env.Stdout, res.Markdown())
+			_ = wfcmd.WriteBlock(env.Stdout, res.Markdown())
 		}
 		return err
 	}
-	fmt.Fprint(env.Stdout, res.Markdown())
+	if err := wfcmd.WriteBlock(env.Stdout, res.Markdown()); err != nil {
+		return err
+	}
 	if !res.Accepted() && len(res.Changes) > 0 {
 		return &exitError{code: exitGuard, msg: "cycle: the fixer's change was refused and reverted"}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/load"
+	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
 // decideOptions are the flags of `gcloop decide` (DESIGN §8).
@@ -61,7 +62,7 @@ func parseDecideFlags(env *Env, args []string) (*decideOptions, error) {
 	case o.set["round"] && o.round < 1:
 		return nil, usagef("decide: --round %d: rounds start at 1", o.round)
 	case o.id != "" && !decide.ValidID(o.id):
-		return nil, usagef("decide: --id %q: want 1–64 letters, digits, '.', '_' or '-'", o.id)
+		return nil, usagef("decide: --id %q: %s", o.id, decide.IDRule)
 	}
 	if o.loop != "" {
 		l, err := decide.ParseLoop(o.loop)
@@ -244,8 +245,7 @@ func writeDecision(env *Env, d *decide.Decision, format string) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(env.Stdout, md)
-	return err
+	return wfcmd.WriteBlock(env.Stdout, md) // the report holds evidence text
 }
 
 // failOn returns exit 3 when the decision matches --fail-on.

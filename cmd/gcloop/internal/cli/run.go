@@ -10,6 +10,7 @@ import (
 	"github.com/gcloop/gcloop/bot/action"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/wfcmd"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -113,13 +114,13 @@ func runAction(env *Env, args []string) error {
 		return err
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(env.Stderr, "gcloop:", n)
+		fmt.Fprintln(env.Stderr, "gcloop:", wfcmd.Escape(n))
 	}
 	if res.Decision == nil { // a comment event: a /gc command or nothing
 		return nil
 	}
 	if res.APIError != nil {
-		fmt.Fprintln(env.Stderr, "gcloop: GitHub API:", oneLine(res.APIError.Error()))
+		fmt.Fprintln(env.Stderr, "gcloop: GitHub API:", wfcmd.Escape(oneLine(res.APIError.Error())))
 		if c.OutputPath != "" {
 			a.Errorf("gcloop: GitHub API unavailable, decision partial: %s", oneLine(res.APIError.Error()))
 		}

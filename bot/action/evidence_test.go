@@ -1,0 +1,163 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// outside writes a file outside the workspace, as a symlink target.
+func outside(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "passwd.json")
+	if err := os.WriteFile(p, []byte(`{"review_score": 1, "findings": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWorkspaceFilesRefusesSymlinksOut(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		patterns []string
+		wantErr  string // "" = no error
+		want     []string
+	}{
+		{"a named symlink out is refused", []string{"review-results.json"}, "evidence review-results.json: a symlink that leads out of the workspace is refused", nil},
+		{"a symlink out in a named directory is refused", []string{"out"}, "evidence out/evil.json: a symlink that leads out of the workspace is refused", nil},
+		{"a glob does not follow a symlink", []string{"**/*.json"}, "", []string{"ok/real.json"}},
+		{"a symlink inside the workspace is read", []string{"inside.json"}, "", []string{"inside.json"}},
+		{"a directory symlinked out is refused", []string{"linked-dir"}, "evidence linked-dir: a symlink that leads out of the workspace is refused", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ws := t.TempDir()
+			target := outside(t)
+			symlink(t, target, filepath.Join(ws, "review-results.json"))
+			symlink(t, target, filepath.Join(ws, "out", "evil.json"))
+			symlink(t, filepath.Dir(target), filepath.Join(ws, "linked-dir"))
+			writeFile(t, ws, "ok/real.json", `{"review_score": 8, "findings": []}`)
+			symlink(t, "ok/real.json", filepath.Join(ws, "inside.json"))
+			files, _, err := workspaceFiles(ws, tt.patterns)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("workspaceFiles(%q) error = %v, want %q", tt.patterns, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, files); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+			if _, err := readWorkspaceEvidence(ws, files, ""); err != nil {
+				t.Errorf("readWorkspaceEvidence: %v", err)
+			}
+		})
+	}
+}
+
+func TestReadWorkspaceEvidenceRefusesASymlinkOut(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	symlink(t, outside(t), filepath.Join(ws, "r.json"))
+	_, err := readWorkspaceEvidence(ws, []string{"r.json"}, "")
+	if err == nil || !strings.Contains(err.Error(), "evidence r.json: a symlink that leads out of the workspace is refused") {
+		t.Errorf("readWorkspaceEvidence error = %v, want the symlink refused", err)
+	}
+}
+
+// A pattern of many `**` on a deep tree ends at once: the old hand-written
+// matcher tried every split of the path for every `**` (exponential).
+func TestWorkspaceFilesPathologicalPattern(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	deep := strings.Repeat("a/", 30) + "y.json"
+	writeFile(t, ws, deep, "{}")
+	pattern := strings.Repeat("**/", 25) + "x"
+	start := time.Now()
+	files, notes, err := workspaceFiles(ws, []string{pattern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 0 || len(notes) != 1 {
+		t.Errorf("files %q, notes %q: want none and one note", files, notes)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func FuzzWorkspaceFiles(f *testing.F) {
+	f.Add("**/*.json", "a/b.json\nc/../d.json\nout/x.xml", uint8(3))
+	f.Add("../x", "x", uint8(0))
+	f.Add("{a,b}/**/[a-z]*", "a/q\nb/c/z", uint8(1))
+	f.Add("a/**/**/**/b", "a/a/a/a/b", uint8(2))
+	f.Add("[", "[", uint8(0))
+	f.Fuzz(func(t *testing.T, pattern, tree string, links uint8) {
+		base := t.TempDir()
+		ws := filepath.Join(base, "ws")
+		writeFile(t, base, "secret.json", `{"review_score": 1}`)
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// The tree: one file per line (valid relative names only), and
+		// some symlinks out of the workspace among them.
+		for i, line := range strings.Split(tree, "\n") {
+			if i == 20 {
+				break
+			}
+			rel := filepath.Clean(line)
+			if !filepath.IsLocal(rel) || strings.ContainsRune(rel, 0) || len(rel) > 100 {
+				continue
+			}
+			full := filepath.Join(ws, rel)
+			if os.MkdirAll(filepath.Dir(full), 0o755) != nil {
+				continue
+			}
+			if links&(1<<(i%8)) != 0 {
+				_ = os.Symlink(filepath.Join(base, "secret.json"), full)
+			} else {
+				_ = os.WriteFile(full, []byte(`{"review_score": 8, "findings": []}`), 0o644)
+			}
+		}
+		files, _, err := workspaceFiles(ws, []string{pattern})
+		if err != nil {
+			return
+		}
+		for _, f := range files {
+			if !filepath.IsLocal(filepath.FromSlash(f)) {
+				t.Fatalf("pattern %q gave %q outside the workspace", pattern, f)
+			}
+			real, err := filepath.EvalSymlinks(filepath.Join(ws, filepath.FromSlash(f)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel, err := filepath.Rel(ws, real); err != nil || !filepath.IsLocal(rel) {
+				if wsReal, _ := filepath.EvalSymlinks(ws); !strings.HasPrefix(real, wsReal+string(filepath.Separator)) {
+					t.Fatalf("pattern %q gave %q, which leads to %s outside the workspace", pattern, f, real)
+				}
+			}
+		}
+		if _, err := readWorkspaceEvidence(ws, files, ""); err != nil && strings.Contains(err.Error(), "secret") {
+			t.Fatalf("read outside the workspace: %v", err)
+		}
+	})
+}
