@@ -324,3 +324,27 @@ func TestGuardRefusesAPullRequestRoundWhoseHeadMoved(t *testing.T) {
 		}
 	}
 }
+
+// A round past the cap is judged and recorded, but its generator's
+// changes are a fix effect: they are not pushed until /gc retry grants a
+// round.
+func TestGuardPushesNothingPastTheRoundCap(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, map[string]string{"cart_test.go": guardTestFile})
+	in := map[string]string{"max-rounds": "1"}
+	if r := w.guardRound(t, guardRun{inputs: in}); r.code != 0 || r.outputs["round"] != "1" {
+		t.Fatalf("round 1: exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
+	}
+	head := w.push(map[string]string{"cart.go": "package cart // a person's fix\n"})
+	from := len(w.gh.Requests())
+	r := w.guardRound(t, guardRun{inputs: in, edits: []wsEdit{{path: "cart_more_test.go", content: "package cart\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Total([]int{1, 1}) != 2 {\n\t\tt.Errorf(\"two\")\n\t}\n}\n"}}})
+	if r.outputs["round"] != "2" || r.outputs["decision"] == "fix" {
+		t.Fatalf("round 2: outputs %v, want round 2 past the cap and no fix\n%s", r.outputs, r.stderr)
+	}
+	w.mustNotPush(t, r, head, `round\_cap`, "/gc retry")
+	for _, m := range w.mutations(from) {
+		if strings.Contains(m, "/git/") || strings.Contains(m, "/dispatches") {
+			t.Errorf("a round past the cap made %s", m)
+		}
+	}
+}

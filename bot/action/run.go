@@ -500,6 +500,9 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 	case before != nil && after == nil:
 		extra = append(extra, guard.Violation{Kind: "baseline", Detail: "a baseline is given but the round has no test results: the baseline's tests cannot be shown to still pass"})
 	}
+	if d.Round > d.MaxRounds {
+		extra = append(extra, guard.Violation{Kind: "round_cap", Detail: fmt.Sprintf("round %d is past the cap of %d rounds: no fix commit is pushed until /gc retry grants a round", d.Round, d.MaxRounds)})
+	}
 	if pull.HeadSHA != judged {
 		extra = append(extra, guard.Violation{Kind: "conflict", Detail: fmt.Sprintf("the PR head moved to %s after %s was checked out and judged; a commit on the new head would revert it, a commit on %s would not be a fast forward", shortSHA(pull.HeadSHA), shortSHA(judged), shortSHA(judged))})
 	}
