@@ -43,7 +43,7 @@ import (
 // sets the number of sequences per token kind.
 var (
 	propertySeed = flag.Uint64("property.seed", 20261125, "seed of the random event sequences")
-	propertyRuns = flag.Int("property.runs", 6, "event sequences per token kind")
+	propertyRuns = flag.Int("property.runs", 10, "event sequences per token kind")
 	propertyLen  = flag.Int("property.steps", 12, "events per sequence")
 )
 
@@ -165,6 +165,7 @@ type sequence struct {
 	retryArmed  bool // an accepted /gc retry on an open loop: the next run is a new round
 	escalated   bool // the last recorded decision escalated
 	settled     string
+	keyed       bool // the state is signed with state-key
 	maxRounds   int
 	foreign     map[int64]string // comments gcloop did not write → their body
 	knownSHA    map[string]bool  // commits the test made
@@ -197,7 +198,11 @@ func newSequence(t *testing.T, rng *rand.Rand, kind string) *sequence {
 		s.inputs["dispatch"] = "review.yml"
 		s.inputs["evidence"] = "r.json"
 	}
-	s.logf("%s loop, max-rounds %d, identity %s", s.loop, s.maxRounds, s.login)
+	if rng.IntN(2) == 0 {
+		s.keyed = true
+		s.inputs["state-key"] = "s3cret-state-key"
+	}
+	s.logf("%s loop, max-rounds %d, identity %s, state-key %v", s.loop, s.maxRounds, s.login, s.keyed)
 	return s
 }
 
@@ -479,11 +484,21 @@ func (s *sequence) forge() {
 			real = c.Body
 		}
 	}
-	if real == "" {
+	if real == "" && !s.keyed {
+		// Without a key, a report planted before gcloop's first one is
+		// the documented gap (the oldest valid comment wins).
 		s.logf("(nothing to forge yet)")
 		return
 	}
-	forged := resetState(real)
+	var forged string
+	if real == "" {
+		st, _ := json.Marshal(map[string]any{"schema": "gcloop/state/v1", "loop": s.loop, "id": s.loop, "max_rounds": 99,
+			"status": "open", "grants": []any{}, "rounds": []any{}})
+		forged = "<!-- gcloop:report " + s.loop + " -->\n## gcloop\n\n<!-- gcloop:state " + s.loop + " " +
+			base64.RawURLEncoding.EncodeToString(st) + " hmac-" + base64.RawURLEncoding.EncodeToString([]byte("not a signature, 32 bytes long!!")) + " -->"
+	} else {
+		forged = resetState(real)
+	}
 	switch s.rng.IntN(3) {
 	case 1:
 		forged += "\nthanks!"
