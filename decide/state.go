@@ -41,6 +41,17 @@ type RoundRecord struct {
 	Issues       []int     `json:"issues"`
 	Commit       string    `json:"commit,omitempty"`
 	Actor        string    `json:"actor,omitempty"`
+	// Check is the check run (or commit status) written for the round.
+	Check *CheckRecord `json:"check,omitempty"`
+}
+
+// CheckRecord is the check run of a round: its id (0 when a commit status
+// stood in for it) and a digest of what it shows, so that a re-run that
+// changes nothing writes nothing.
+type CheckRecord struct {
+	ID     int64  `json:"id,omitempty"`
+	Status bool   `json:"status,omitempty"`
+	Digest string `json:"digest"`
 }
 
 // Grant is one extra round granted by a `/gc retry` after an escalation.

@@ -170,6 +170,14 @@ func (c *Context) readEvent(r io.Reader) error {
 	return nil
 }
 
+// RunURL links the workflow run that runs gcloop, "" outside a run.
+func (c *Context) RunURL() string {
+	if c.Owner == "" || c.Repo == "" || c.RunID == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/%s/actions/runs/%d", c.ServerURL, c.Owner, c.Repo, c.RunID)
+}
+
 // BlobURL is the link prefix of files at sha: <server>/<owner>/<repo>/blob/<sha>/.
 func (c *Context) BlobURL(sha string) string {
 	if c.Owner == "" || sha == "" {

@@ -330,10 +330,12 @@ func TestReviewLoopEndToEnd(t *testing.T) {
 	}
 }
 
+// A new round's report costs two requests (its check run, one more, is
+// counted in TestCheckRunGatesTheJudgedCommit).
 func TestConvergedRoundCostsTwoRequests(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
-	in := map[string]string{"loop": "review", "evidence": "r.json", "issues": "false"}
+	in := map[string]string{"loop": "review", "evidence": "r.json", "issues": "false", "check": "false"}
 	if r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewOK}}); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -21,7 +21,7 @@ var InputNames = []string{
 	"token", "loop", "id", "evidence", "artifacts", "run-id", "max-rounds", "threshold",
 	"target", "layer", "stall", "issues", "labels", "commit", "test-patterns", "dispatch",
 	"comment", "fail-on", "config", "timeout", "dry-run", "discoveries", "max-issues", "baseline",
-	"state-key", "bot-login",
+	"state-key", "bot-login", "check",
 }
 
 // Options are the action's inputs, gathered and validated in one place.
@@ -33,10 +33,12 @@ type Options struct {
 	Artifacts []string    // artifact names to download
 	RunID     int64       // run whose artifacts to read; 0 = this run or the triggering workflow_run
 	Comment   bool
-	FailOn    string // never, fix or escalate
-	Config    string // path of the configuration file in the repository
-	Timeout   time.Duration
-	DryRun    bool
+	// Check writes the round's check run "gcloop / <id>" (input check).
+	Check   bool
+	FailOn  string // never, fix or escalate
+	Config  string // path of the configuration file in the repository
+	Timeout time.Duration
+	DryRun  bool
 	// Discoveries is a discoveries.ndjson to append gc_decision and
 	// fix_applied lines to; "" = none.
 	Discoveries string
@@ -87,6 +89,7 @@ func Gather(get func(name string) string) (*Options, error) {
 		o.RunID = n
 	}
 	o.Comment = boolInput(get, "comment", true, bad)
+	o.Check = boolInput(get, "check", true, bad)
 	o.DryRun = boolInput(get, "dry-run", false, bad)
 	o.FailOn = get("fail-on")
 	switch o.FailOn {

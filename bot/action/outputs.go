@@ -146,10 +146,28 @@ func Publish(a *githubactions.Action, c *Context, res *Result, f Files, log io.W
 		if err != nil {
 			return err
 		}
-		a.AddStepSummary(full)
+		a.AddStepSummary(capSummary(full, maxSummary))
 	}
 	annotate(a, res.Decision)
 	return nil
+}
+
+// maxSummary is the most bytes of a job summary GitHub shows: a larger
+// one is dropped whole.
+const maxSummary = 1 << 20
+
+// capSummary cuts a report to limit bytes on a line boundary, with a note
+// that the full report is in the report output file.
+func capSummary(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	note := fmt.Sprintf("\n\n> The report is cut here: GitHub shows job summaries of at most %d KiB. The full report (%d KiB) is the file in the step's `report` output.\n", limit>>10, len(s)>>10)
+	keep := s[:limit-len(note)]
+	if i := strings.LastIndexByte(keep, '\n'); i > 0 {
+		keep = keep[:i]
+	}
+	return keep + note
 }
 
 var outputOrder = []string{"decision", "verdict", "round", "max-rounds", "score", "coverage", "status",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,5 +92,25 @@ func TestAppendDiscoveries(t *testing.T) {
 	}
 	if err := AppendDiscoveries(ws, "../outside.ndjson", decided(t)); err == nil {
 		t.Error("a path outside the workspace was accepted")
+	}
+}
+
+func TestCapSummary(t *testing.T) {
+	t.Parallel()
+	line := "| cart.go | 12 | high | a finding that repeats |\n"
+	big := strings.Repeat(line, 30000) // ~1.4 MB, like a 3 500-finding review
+	got := capSummary(big, maxSummary)
+	if len(got) > maxSummary {
+		t.Fatalf("summary of %d bytes, want ≤ %d", len(got), maxSummary)
+	}
+	body, note, ok := strings.Cut(got, "\n\n> The report is cut here")
+	if !ok || !strings.Contains(note, "`report` output") {
+		t.Fatalf("no note at the end: %q", got[len(got)-300:])
+	}
+	if !strings.HasSuffix(body, "|") || strings.Count(body, "\n")+1 != strings.Count(body, line[:10]) {
+		t.Errorf("the cut is not on a line boundary: %q", body[len(body)-80:])
+	}
+	if small := strings.Repeat(line, 10); capSummary(small, maxSummary) != small {
+		t.Error("a small summary was changed")
 	}
 }

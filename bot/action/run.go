@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -207,10 +208,16 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		r.syncIssues(ctx, res, &Pull{Number: 1}, false, final)
 		*r.Ctx = saved
 	}
+	prevCheck := priorCheck(st, round, sha) // before the record replaces it
 	rec := d.Record()
 	rec.RunID, rec.RunAttempt, rec.Actor = r.Ctx.RunID, r.Ctx.RunAttempt, r.Ctx.Actor
 	rec.Issues = append([]int{}, res.Issues...)
 	rec.Commit = res.Commit
+	if prev := recordedRound(st, round, sha); prev != nil && sameJudgment(*prev, rec) {
+		// A re-run that judged the same: the record (and so the report)
+		// stays as it was, and the comment is not edited.
+		rec.Time, rec.RunID, rec.RunAttempt, rec.Actor = prev.Time, prev.RunID, prev.RunAttempt, prev.Actor
+	}
 	st.MaxRounds = set.Config.MaxRounds
 	st.Record(rec)
 	if final != "" {
@@ -225,6 +232,13 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		d.Notes = append(d.Notes, fmt.Sprintf("round %d is at the cap of %d rounds: the next round was not dispatched (/gc retry grants one)", d.Round, d.MaxRounds))
 	default:
 		r.dispatch(ctx, res, pull)
+	}
+	if r.Opts.Check && pull != nil && r.GH != nil && ctx.Err() == nil {
+		// The check run shows the round as recorded: it goes into the
+		// round's record before the report renders the state.
+		last := &st.Rounds[len(st.Rounds)-1]
+		r.publishCheck(ctx, res, sha, prevCheck, last)
+		d.History[len(d.History)-1].Check = last.Check
 	}
 	if ctx.Err() != nil {
 		r.partial(d, ctx.Err())
@@ -839,4 +853,24 @@ func sniff(ev *decide.Evidence) (decide.Loop, error) {
 		names[i] = string(k)
 	}
 	return "", fmt.Errorf("the evidence speaks for several loops (%s): set the loop input", strings.Join(names, ", "))
+}
+
+// recordedRound is the record of round n on sha that a re-run replaces,
+// nil if there is none.
+func recordedRound(st *decide.State, n int, sha string) *decide.RoundRecord {
+	for i := range st.Rounds {
+		if rr := &st.Rounds[i]; rr.N == n && rr.SHA == sha {
+			return rr
+		}
+	}
+	return nil
+}
+
+// sameJudgment reports whether two records of one round judged the same,
+// whatever run, attempt, time or actor made them.
+func sameJudgment(a, b decide.RoundRecord) bool {
+	for _, r := range []*decide.RoundRecord{&a, &b} {
+		r.Time, r.RunID, r.RunAttempt, r.Actor, r.Check = time.Time{}, 0, 0, "", nil
+	}
+	return reflect.DeepEqual(a, b)
 }

@@ -61,6 +61,7 @@ var contractInputs = map[string]string{
 	"max-issues":    "",
 	"state-key":     "",
 	"bot-login":     "",
+	"check":         "true",
 	"baseline":      "",
 }
 
