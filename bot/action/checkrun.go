@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/bot/check"
+	"github.com/gcloop/gcloop/bot/command"
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -90,4 +91,32 @@ func priorCheck(st *decide.State, n int, sha string) *decide.CheckRecord {
 		return &c
 	}
 	return nil
+}
+
+// settleCheck turns the last round's check run into the loop's settled
+// conclusion — success after /gc approve, failure after /gc abort — so
+// that branch protection follows the maintainer's decision.
+func (r *Runner) settleCheck(ctx context.Context, res *Result, pull *Pull, st *decide.State, cmd command.Command, author string) {
+	last := st.Last()
+	if last == nil {
+		return
+	}
+	spec := check.Spec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, SHA: last.SHA, LoopID: st.ID, Conclusion: check.Failure,
+		Title: fmt.Sprintf("ABORTED by %s — round %d (%s)", author, last.N, st.ID), DetailsURL: r.Ctx.RunURL(), Now: r.Now()}
+	if cmd.Verb == command.Approve {
+		spec.Conclusion = check.Success
+		spec.Title = fmt.Sprintf("CONVERGE (approved by %s) — round %d (%s)", author, last.N, st.ID)
+	}
+	spec.Summary = fmt.Sprintf("%s with `/gc %s` on #%d: the loop is settled and starts no further fix round. The report comment on the pull request has the rounds.",
+		spec.Title, cmd.Verb, pull.Number)
+	if last.Check != nil {
+		spec.ID = last.Check.ID
+	}
+	out, err := check.Publish(ctx, r.GH.Checks, r.GH.Repositories, spec)
+	switch {
+	case err != nil:
+		res.Notes = append(res.Notes, "the check run was not settled: "+err.Error())
+	case out.Note != "":
+		res.Notes = append(res.Notes, out.Note)
+	}
 }

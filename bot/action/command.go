@@ -142,6 +142,9 @@ func (r *Runner) runCommand(ctx context.Context) (*Result, error) {
 	}
 	if eff.Action != nil && (cmd.Verb == command.Approve || cmd.Verb == command.Abort) {
 		r.closeSettled(ctx, res, pull, eff.State)
+		if r.Opts.Check {
+			r.settleCheck(ctx, res, pull, eff.State, cmd, ev.Author)
+		}
 	}
 	r.react(ctx, res, ev.CommentID, "rocket")
 	return res, nil

@@ -82,3 +82,24 @@ func TestCheckInputOff(t *testing.T) {
 		t.Errorf("exit %d, %d check runs, %d statuses; want none", r.code, len(w.gh.CheckRuns(owner, repo)), len(w.gh.Statuses(owner, repo)))
 	}
 }
+
+// /gc approve turns the escalated round's check run into success, so that
+// branch protection follows the maintainer; /gc abort leaves it failed.
+func TestApproveSettlesTheCheckRun(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	w.gh.SetPermission(owner, repo, "lead", "maintain")
+	in := map[string]string{"loop": "review", "evidence": "r.json", "max-rounds": "1", "issues": "false"}
+	if r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewFix}}); r.outputs["decision"] != "escalate" {
+		t.Fatalf("setup: outputs %v\n%s", r.outputs, r.stderr)
+	}
+	id := w.gh.AddComment(owner, repo, w.pr, "lead", "/gc approve")
+	if r := w.runAction(step{event: "issue_comment", payload: w.commentEvent(id, "lead", "/gc approve"), inputs: in}); r.code != 0 {
+		t.Fatalf("approve: exit %d\n%s", r.code, r.stderr)
+	}
+	runs := w.gh.CheckRuns(owner, repo)
+	if len(runs) != 1 || runs[0].Conclusion != "success" || runs[0].HeadSHA != w.head || runs[0].Updates != 1 {
+		t.Fatalf("check runs %+v, want the round's one run updated to success", runs)
+	}
+	mustContain(t, "the check title", runs[0].Title, "approved by lead")
+}
