@@ -111,6 +111,17 @@ func (s *State) Next(sha string) (round int, history []RoundRecord) {
 	return last.N + 1, s.Rounds
 }
 
+// Superseded reports whether a re-run (attempt > 1) of workflow run runID
+// judges again what a later run has superseded: run ids only grow, so a
+// run older than the one the last round recorded is stale, whether it
+// judged that round's head or an earlier one. Its judgment must not
+// replace or add a round. A re-run of the last round's own run, or of a
+// run that recorded nothing (a partial one), is not stale.
+func (s *State) Superseded(runID int64, attempt int) bool {
+	last := s.Last()
+	return last != nil && attempt > 1 && runID != 0 && last.RunID != 0 && runID < last.RunID
+}
+
 // Record puts a decided round into the state: it replaces a round with the
 // same number (re-run) or appends, drops rounds after it, and sets the
 // loop status from the outcome.

@@ -151,3 +151,29 @@ func TestStateRetryStartsANewRoundOnTheSameSha(t *testing.T) {
 		t.Fatalf("round %d on a re-run, want 2", r)
 	}
 }
+
+func TestSuperseded(t *testing.T) {
+	t.Parallel()
+	st := &State{Rounds: []RoundRecord{{N: 1, SHA: "a", RunID: 10}, {N: 2, SHA: "b", RunID: 12}}}
+	tests := []struct {
+		name    string
+		runID   int64
+		attempt int
+		want    bool
+	}{
+		{"a re-run of an older run", 10, 2, true},
+		{"a re-run of a run that recorded nothing, older than the last", 11, 3, true},
+		{"a re-run of the last round's run", 12, 2, false},
+		{"a re-run of a newer run (its first attempt was partial)", 13, 2, false},
+		{"a first attempt is never a re-run", 9, 1, false},
+		{"no run id", 0, 2, false},
+	}
+	for _, tt := range tests {
+		if got := st.Superseded(tt.runID, tt.attempt); got != tt.want {
+			t.Errorf("%s: Superseded(%d, %d) = %v, want %v", tt.name, tt.runID, tt.attempt, got, tt.want)
+		}
+	}
+	if (&State{Rounds: []RoundRecord{{N: 1, SHA: "a"}}}).Superseded(5, 2) {
+		t.Error("a state without run ids superseded a run")
+	}
+}

@@ -318,3 +318,36 @@ func TestCoverageRoundAtTheCapDoesNotDispatch(t *testing.T) {
 	}
 	mustContain(t, "the report", w.gh.Comments(owner, repo, w.pr)[0].Body, "not dispatched")
 }
+
+// Re-running an old workflow run after a later one judged the PR decides
+// nothing and writes nothing: it would judge an old head again, or undo
+// the later run's judgment of the same head.
+func TestReRunOfASupersededRunDecidesNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	in := map[string]string{"loop": "review", "evidence": "r.json"}
+	first := step{inputs: in, files: map[string]string{"r.json": reviewFix}, runID: 6001}
+	if r := w.runAction(first); r.code != 0 || r.outputs["decision"] != "fix" {
+		t.Fatalf("round 1: exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
+	}
+	w.push(map[string]string{"cart.go": "package cart // fixed\n"})
+	if r := w.runAction(step{inputs: in, files: map[string]string{"r.json": reviewOK}, runID: 6002}); r.outputs["round"] != "2" || r.outputs["decision"] != "converge" {
+		t.Fatalf("round 2: exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
+	}
+	from := len(w.gh.Requests())
+	old := first
+	old.attempt = 2
+	old.payload = w.pullPayload()
+	old.payload["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = w.gh.Commit(owner, repo, w.head).Parents[0]
+	r := w.runAction(old)
+	if r.code != 1 || r.outputs["decision"] != "" {
+		t.Fatalf("re-run of run 6001: exit %d outputs %v, want exit 1 and no decision\n%s", r.code, r.outputs, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "superseded", "6002")
+	if m := w.mutations(from); len(m) != 0 {
+		t.Errorf("a superseded re-run wrote %q", m)
+	}
+	if open, _ := w.issuesByState(); len(open) != 0 {
+		t.Errorf("open issues %v after the loop converged", open)
+	}
+}

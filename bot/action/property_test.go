@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -141,6 +140,12 @@ var generatorChanges = []struct {
 	}},
 }
 
+// pastRun is a workflow run of a round and the sha it judged.
+type pastRun struct {
+	step step
+	sha  string
+}
+
 // sequence is one pull request, one loop, and the model the invariants
 // are checked against.
 type sequence struct {
@@ -153,11 +158,14 @@ type sequence struct {
 	inputs map[string]string
 	log    []string
 
-	last         *step  // the last round run, for re-runs
-	lastSHA      string // its sha
-	runID        int64
-	lastJudged   string         // the sha of the last round recorded
-	recordedRuns map[int64]bool // workflow runs whose round was recorded
+	last           *step  // the last round run, for re-runs
+	lastSHA        string // its sha
+	runID          int64
+	runs           []pastRun      // every round's workflow run, for re-runs
+	lastJudged     string         // the sha of the last round recorded
+	recordedRuns   map[int64]bool // workflow runs whose round was recorded
+	maxRecordedRun int64          // the newest of them
+	incomplete     map[int64]bool // runs whose fix issues were not all opened
 
 	// The model.
 	rounds      int  // rounds recorded
@@ -177,7 +185,7 @@ type sequence struct {
 func newSequence(t *testing.T, rng *rand.Rand, kind string) *sequence {
 	w := newWorld(t, map[string]string{"cart.go": propSource, "cart_test.go": propTests})
 	s := &sequence{t: t, rng: rng, w: w, foreign: map[int64]string{}, knownSHA: map[string]bool{w.head: true, w.base: true},
-		judgedSHA: map[string]bool{}, recordedRuns: map[int64]bool{}, issueTarget: map[int]string{}, branchHead: w.head}
+		judgedSHA: map[string]bool{}, recordedRuns: map[int64]bool{}, incomplete: map[int64]bool{}, issueTarget: map[int]string{}, branchHead: w.head}
 	s.token, s.login = token, bot
 	if kind == "personal-token" {
 		s.token, s.login = "ghp_maintainer", "maint"
@@ -280,6 +288,7 @@ func (s *sequence) round(sameSHA bool) {
 	}
 	s.logf("round on %s (run %d): %s", shortSHA(sha), st.runID, what)
 	s.last, s.lastSHA = &st, sha
+	s.runs = append(s.runs, pastRun{step: st, sha: sha})
 	s.runRound(st, sha, false)
 }
 
@@ -290,11 +299,17 @@ func (s *sequence) rerun() {
 		s.round(false)
 		return
 	}
-	st := *s.last
+	// Mostly the last run; sometimes an older one, whose round a later
+	// one may have superseded.
+	i := len(s.runs) - 1
+	if s.rng.IntN(3) == 0 {
+		i = s.rng.IntN(len(s.runs))
+	}
+	st, sha := s.runs[i].step, s.runs[i].sha
 	st.attempt++
-	s.last = &st
-	s.logf("re-run of run %d (attempt %d) on %s", st.runID, st.attempt, shortSHA(s.lastSHA))
-	s.runRound(st, s.lastSHA, true)
+	s.runs[i].step = st
+	s.logf("re-run of run %d (attempt %d) on %s", st.runID, st.attempt, shortSHA(sha))
+	s.runRound(st, sha, true)
 }
 
 func (s *sequence) payload(sha string) map[string]any {
@@ -311,9 +326,20 @@ func (s *sequence) runRound(st step, sha string, rerun bool) {
 	commentsBefore := len(s.w.gh.Comments(owner, repo, s.w.pr))
 	ws := t.TempDir()
 	st.ws = ws + "/workspace"
+	from := len(s.w.gh.Requests())
 	r := s.w.runAction(st)
 	s.logf("   → exit %d, %s %q round %s of %s, status %s, commit %q", r.code, r.outputs["decision"], r.outputs["verdict"],
 		r.outputs["round"], r.outputs["max-rounds"], r.outputs["status"], r.outputs["commit"])
+	if r.code == 1 && strings.Contains(r.stderr, "superseded") {
+		// A re-run of a run older than the one the state recorded last.
+		if !rerun || st.runID >= s.maxRecordedRun {
+			t.Errorf("run %d (re-run %v) refused as superseded; the newest recorded run is %d\n%s", st.runID, rerun, s.maxRecordedRun, r.stderr)
+		}
+		if m := s.w.mutations(from); len(m) != 0 {
+			t.Errorf("a superseded re-run wrote %q", m)
+		}
+		return
+	}
 	if r.code != 0 {
 		t.Errorf("exit %d\n%s", r.code, r.stderr)
 		return
@@ -337,6 +363,7 @@ func (s *sequence) runRound(st step, sha string, rerun bool) {
 			s.lastJudged = sha
 		}
 		s.recordedRuns[st.runID] = true
+		s.maxRecordedRun = max(s.maxRecordedRun, st.runID)
 		s.judgedSHA[sha] = true
 	}
 	cap := s.maxRounds + s.grants
@@ -364,15 +391,18 @@ func (s *sequence) runRound(st step, sha string, rerun bool) {
 	if r.outputs["commit"] != "" && (round > cap || s.settled != "") {
 		t.Errorf("commit %s pushed in round %d past the cap %d (settled %q)", r.outputs["commit"], round, cap, s.settled)
 	}
+	// A re-run may open the issues its first attempt failed to open.
+	incomplete := s.incomplete[st.runID]
+	s.incomplete[st.runID] = strings.Contains(r.summary, "fix issues incomplete")
 	if staleRerun {
-		if newIssues > 0 {
+		if newIssues > 0 && !incomplete {
 			t.Errorf("a re-run opened %d issues", newIssues)
 		}
 		if n := len(s.w.gh.Comments(owner, repo, s.w.pr)); n != commentsBefore {
 			t.Errorf("a re-run changed the number of comments: %d → %d", commentsBefore, n)
 		}
-		if got, _ := strconv.Atoi(r.outputs["round"]); complete && got > s.rounds {
-			t.Errorf("a re-run recorded round %s after %d rounds", r.outputs["round"], s.rounds)
+		if got := s.recordedRounds(); got > s.rounds {
+			t.Errorf("a re-run recorded round %d after %d rounds", got, s.rounds)
 		}
 	}
 	if complete {
@@ -530,6 +560,32 @@ func resetState(body string) string {
 		data, _ = json.Marshal(st)
 		return "<!-- gcloop:state " + sub[1] + " " + base64.RawURLEncoding.EncodeToString(data) + sub[3] + " -->"
 	})
+}
+
+// recordedRounds is the number of the last round in the report's state.
+func (s *sequence) recordedRounds() int {
+	for _, c := range s.w.gh.Comments(owner, repo, s.w.pr) {
+		if _, foreign := s.foreign[c.ID]; foreign {
+			continue
+		}
+		m := stateMarkerRE.FindStringSubmatch(c.Body)
+		if m == nil || m[1] != s.loop {
+			continue
+		}
+		data, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(m[2], "="))
+		var st struct {
+			Rounds []struct{ N int } `json:"rounds"`
+		}
+		if err != nil || json.Unmarshal(data, &st) != nil {
+			s.t.Errorf("the report's state does not decode: %v", err)
+			return 0
+		}
+		if len(st.Rounds) == 0 {
+			return 0
+		}
+		return st.Rounds[len(st.Rounds)-1].N
+	}
+	return 0
 }
 
 // burst makes the next few requests of one kind fail with 502.

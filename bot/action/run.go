@@ -170,6 +170,13 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		sha = pull.HeadSHA
 	}
 	round, history := st.Next(sha)
+	if st.Superseded(r.Ctx.RunID, r.Ctx.RunAttempt) {
+		// Re-running an old run would judge an old head, or undo a later
+		// judgment of this one: no decision (exit 1), nothing written.
+		last := st.Last()
+		return nil, &decide.NoDecisionError{Msg: fmt.Sprintf("workflow run %d is a re-run of a run that run %d has superseded (round %d on %s): nothing decided or written; re-run the latest run, or push",
+			r.Ctx.RunID, last.RunID, last.N, shortSHA(last.SHA))}
+	}
 	d, err := decide.Decide(decide.Input{Loop: loop, ID: id, Evidence: ev, Config: set.Config, Round: round,
 		History: history, Grants: len(st.Grants), SHA: sha, Now: r.Now().UTC().Truncate(time.Second)})
 	if err != nil {
