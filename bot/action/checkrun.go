@@ -18,14 +18,12 @@ import (
 // no request at all.
 func (r *Runner) publishCheck(ctx context.Context, res *Result, sha string, prev *decide.CheckRecord, rec *decide.RoundRecord) {
 	d := res.Decision
-	summary, err := fullReport(d)
-	if err != nil {
-		d.Notes = append(d.Notes, "the check run was not written: "+err.Error())
+	spec := r.checkSpec(d, sha)
+	if spec.Summary == "" {
+		d.Notes = append(d.Notes, "the check run was not written: the report did not render")
 		return
 	}
-	spec := check.Spec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, SHA: sha, LoopID: d.ID, Conclusion: check.ConclusionOf(d),
-		Title: checkTitle(d), Summary: summary, DetailsURL: r.Ctx.RunURL(), Annotations: checkAnnotations(d), Now: r.Now()}
-	digest := checkDigest(spec)
+	digest := checkDigest(*spec)
 	if prev != nil && prev.Digest == digest {
 		rec.Check = prev // a re-run that changed nothing
 		return
@@ -33,7 +31,7 @@ func (r *Runner) publishCheck(ctx context.Context, res *Result, sha string, prev
 	if prev != nil {
 		spec.ID = prev.ID
 	}
-	out, err := check.Publish(ctx, r.GH.Checks, r.GH.Repositories, spec)
+	out, err := check.Publish(ctx, r.GH.Checks, r.GH.Repositories, *spec)
 	if err != nil {
 		d.Notes = append(d.Notes, "the check run was not written: "+err.Error())
 		return
@@ -42,6 +40,13 @@ func (r *Runner) publishCheck(ctx context.Context, res *Result, sha string, prev
 		d.Notes = append(d.Notes, out.Note)
 	}
 	rec.Check = &decide.CheckRecord{ID: out.ID, Status: out.Status, Digest: digest}
+}
+
+// checkSpec is the round's check run on sha.
+func (r *Runner) checkSpec(d *decide.Decision, sha string) *check.Spec {
+	summary, _ := fullReport(d) // empty when the report does not render: publishCheck refuses it
+	return &check.Spec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, SHA: sha, LoopID: d.ID, Conclusion: check.ConclusionOf(d),
+		Title: checkTitle(d), Summary: summary, DetailsURL: r.Ctx.RunURL(), Annotations: checkAnnotations(d), Now: r.Now()}
 }
 
 // checkTitle is the decision in one line: verdict, round and loop.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
@@ -35,6 +36,14 @@ func PrintDryRun(w io.Writer, res *Result) {
 		}
 		fmt.Fprintf(w, "--- %s: %s [%s]\n", what, wfcmd.Escape(p.Title), wfcmd.Escape(strings.Join(p.Labels, ", ")))
 		_ = wfcmd.WriteBlock(w, strings.TrimRight(p.Body, "\n")+"\n")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "=== check run ===")
+	if c := res.Check; c != nil {
+		fmt.Fprintf(w, "%s on %s: %s, %q, %d annotations\n", check.Name(c.LoopID), or(shortSHA(c.SHA), "the PR head"), c.Conclusion,
+			wfcmd.Escape(c.Title), len(c.Annotations))
+	} else {
+		fmt.Fprintln(w, "none: the check input is false")
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "=== commit ===")

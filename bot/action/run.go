@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/artifact"
+	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
@@ -82,6 +83,8 @@ type Result struct {
 	Command *CommandResult
 	// EvidenceFiles are the workspace files read as evidence.
 	EvidenceFiles []string
+	// Check is the check run a dry run would write; nil otherwise.
+	Check *check.Spec
 	// APIError is the first GitHub failure that stopped the run's effects;
 	// the decision is then partial.
 	APIError error
@@ -239,6 +242,9 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		d.Notes = append(d.Notes, fmt.Sprintf("round %d is at the cap of %d rounds: the next round was not dispatched (/gc retry grants one)", d.Round, d.MaxRounds))
 	default:
 		r.dispatch(ctx, res, pull)
+	}
+	if r.Opts.Check && r.GH == nil {
+		res.Check = r.checkSpec(d, sha) // a dry run shows what it would write
 	}
 	if r.Opts.Check && pull != nil && r.GH != nil && ctx.Err() == nil {
 		// The check run shows the round as recorded: it goes into the
