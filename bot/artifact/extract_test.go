@@ -120,6 +120,8 @@ func TestExtract(t *testing.T) {
 			data: buildZip(t, entry{name: `a\..\b`, data: "x"}), wantErr: ErrUnsafe, entry: `a\\..\\b`},
 		{name: "a drive letter is refused",
 			data: buildZip(t, entry{name: "C:/windows/x", data: "x"}), wantErr: ErrUnsafe, entry: "C:/windows/x"},
+		{name: "a volume name that is not a letter is refused too",
+			data: buildZip(t, entry{name: "0:/x", data: "x"}), wantErr: ErrUnsafe, entry: "0:/x"},
 		{name: "a control character in a name is refused",
 			data: buildZip(t, entry{name: "a\nb", data: "x"}), wantErr: ErrUnsafe, entry: `a\nb`},
 		{name: "a symbolic link is refused",
