@@ -141,8 +141,14 @@ func DecodeState(r io.Reader) (*State, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("state is not valid JSON: %w", err)
 	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("state: more data after the state, at byte %d: want one JSON document", dec.InputOffset())
+	}
 	if s.Schema != StateSchema {
 		return nil, fmt.Errorf("state schema %q, want %q", s.Schema, StateSchema)
+	}
+	if !ValidID(s.ID) {
+		return nil, fmt.Errorf("state id %q: want 1–64 letters, digits, '.', '_' or '-'", s.ID)
 	}
 	if _, err := ParseLoop(string(s.Loop)); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
