@@ -181,6 +181,9 @@ var markerRE = regexp.MustCompile(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-
 
 // Marker renders the hidden HTML comment that carries the state.
 func (s *State) Marker() (string, error) {
+	if !ValidID(s.ID) {
+		return "", fmt.Errorf("state marker: id %q: want 1–64 letters, digits, '.', '_' or '-'", s.ID)
+	}
 	data, err := json.Marshal(s)
 	if err != nil {
 		return "", err

@@ -110,3 +110,12 @@ func TestDecodeStateRefuses(t *testing.T) {
 		})
 	}
 }
+
+func TestMarkerRefusesAnIDThatBreaksIt(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"", "a -->", "a b", strings.Repeat("x", 65)} {
+		if m, err := NewState(Review, id, 3).Marker(); err == nil {
+			t.Errorf("Marker of id %q = %q, want an error", id, m)
+		}
+	}
+}
