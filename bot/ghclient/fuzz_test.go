@@ -6,9 +6,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // answer is one canned response of the fake base transport.
@@ -160,4 +163,49 @@ func TestTransportHeaderEdges(t *testing.T) {
 			checkTransport(t, http.MethodGet, tt.a)
 		})
 	}
+}
+
+// FuzzDescribe turns arbitrary error answers of GitHub (status, headers and
+// body, decoded by go-github) into the line a PR comment shows. Describe
+// never panics, writes one line that starts with the Kind and never shows
+// the request's URL; Classify agrees with the status.
+func FuzzDescribe(f *testing.F) {
+	f.Add(422, "", `{"message":"Validation Failed","errors":[{"resource":"Issue","field":"title","code":"missing_field"}]}`)
+	f.Add(403, "0", `{"message":"API rate limit exceeded for installation ID 1.","documentation_url":"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"}`)
+	f.Add(403, "", `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
+	f.Add(404, "", `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
+	f.Add(401, "", `{"message":"Bad credentials"}`)
+	f.Add(500, "", "<html>\n<body>oops</body>\n</html>")
+	f.Add(409, "", `{"message":"a\nb\r\nc","errors":[{"message":"line\none"}]}`)
+	f.Fuzz(func(t *testing.T, status int, remaining, body string) {
+		if status < 400 || status > 599 {
+			return // CheckResponse accepts everything else
+		}
+		u, _ := url.Parse("https://api.github.test/repos/o/secret-path/issues")
+		h := http.Header{}
+		if remaining != "" {
+			h.Set("X-RateLimit-Remaining", remaining)
+		}
+		resp := &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader(body)),
+			Request: &http.Request{Method: http.MethodPost, URL: u}}
+		err := github.CheckResponse(resp)
+		if err == nil {
+			t.Fatalf("no error for HTTP %d", status)
+		}
+		k := Classify(err)
+		d := Describe(err)
+		if strings.ContainsAny(d, "\r\n") || !strings.HasPrefix(d, string(k)) {
+			t.Fatalf("Describe = %q, want one line starting with %q", d, k)
+		}
+		if strings.Contains(d, "secret-path") && !strings.Contains(body, "secret-path") {
+			t.Fatalf("Describe shows the request URL: %q", d)
+		}
+		want := map[int]Kind{401: KindUnauthorized, 404: KindNotFound, 409: KindConflict, 410: KindNotFound, 422: KindValidation, 429: KindRateLimited}[status]
+		if status >= 500 {
+			want = KindServer
+		}
+		if want != "" && k != want {
+			t.Fatalf("HTTP %d classified %q, want %q", status, k, want)
+		}
+	})
 }
