@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -262,6 +263,10 @@ func FuzzExtract(f *testing.F) {
 			if n == "" || strings.HasPrefix(n, "/") || strings.Contains(n, `\`) || path.Clean(n) != n ||
 				n == ".." || strings.HasPrefix(n, "../") || (len(n) >= 2 && n[1] == ':') {
 				t.Fatalf("unsafe name %q", n)
+			}
+			// Written under a directory, the file stays inside it.
+			if root := "/artifact"; !filepath.IsLocal(n) || !strings.HasPrefix(filepath.Join(root, n), root+"/") {
+				t.Fatalf("name %q leaves the directory it is written to", n)
 			}
 			if seen[n] {
 				t.Fatalf("duplicate name %q", n)
