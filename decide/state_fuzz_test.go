@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // sampleState is a state with every field set, as a round writes it.
@@ -67,7 +68,8 @@ func FuzzDecodeState(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the encoded state does not decode: %v", err)
 		}
-		if diff := cmp.Diff(st, back); diff != "" {
+		// An empty list and none are the same state: omitempty drops one.
+		if diff := cmp.Diff(st, back, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("Encode → DecodeState changed the state (-before +after):\n%s", diff)
 		}
 		m, err := st.Marker()
@@ -78,7 +80,7 @@ func FuzzDecodeState(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the marker does not parse: %v", err)
 		}
-		if diff := cmp.Diff(st, fromMarker); diff != "" {
+		if diff := cmp.Diff(st, fromMarker, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("Marker → ParseMarker changed the state (-before +after):\n%s", diff)
 		}
 
