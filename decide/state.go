@@ -163,8 +163,14 @@ func DecodeState(r io.Reader) (*State, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("state is not valid JSON: %w", err)
 	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("state: more data after the state, at byte %d: want one JSON document", dec.InputOffset())
+	}
 	if s.Schema != StateSchema {
 		return nil, fmt.Errorf("state schema %q, want %q", s.Schema, StateSchema)
+	}
+	if !ValidID(s.ID) {
+		return nil, fmt.Errorf("state id %q: want 1–64 letters, digits, '.', '_' or '-'", s.ID)
 	}
 	if _, err := ParseLoop(string(s.Loop)); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
@@ -199,6 +205,9 @@ var markerRE = regexp.MustCompile(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-
 
 // Marker renders the hidden HTML comment that carries the state.
 func (s *State) Marker() (string, error) {
+	if !ValidID(s.ID) {
+		return "", fmt.Errorf("state marker: id %q: want 1–64 letters, digits, '.', '_' or '-'", s.ID)
+	}
 	data, err := json.Marshal(s)
 	if err != nil {
 		return "", err

@@ -199,7 +199,8 @@ func safeName(name string) (string, error) {
 		return "", errors.New("backslash in the name (a Windows separator)")
 	case strings.HasPrefix(name, "/"):
 		return "", errors.New("absolute path")
-	case len(name) >= 2 && name[1] == ':' && isLetter(name[0]):
+	case len(name) >= 2 && name[1] == ':':
+		// Windows reads any "X:" as a volume, not only a letter.
 		return "", errors.New("drive letter")
 	}
 	for _, r := range name {
@@ -218,5 +219,3 @@ func safeName(name string) (string, error) {
 	}
 	return clean, nil
 }
-
-func isLetter(b byte) bool { return ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') }

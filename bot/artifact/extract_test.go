@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,6 +121,8 @@ func TestExtract(t *testing.T) {
 			data: buildZip(t, entry{name: `a\..\b`, data: "x"}), wantErr: ErrUnsafe, entry: `a\\..\\b`},
 		{name: "a drive letter is refused",
 			data: buildZip(t, entry{name: "C:/windows/x", data: "x"}), wantErr: ErrUnsafe, entry: "C:/windows/x"},
+		{name: "a volume name that is not a letter is refused too",
+			data: buildZip(t, entry{name: "0:/x", data: "x"}), wantErr: ErrUnsafe, entry: "0:/x"},
 		{name: "a control character in a name is refused",
 			data: buildZip(t, entry{name: "a\nb", data: "x"}), wantErr: ErrUnsafe, entry: `a\nb`},
 		{name: "a symbolic link is refused",
@@ -260,6 +263,10 @@ func FuzzExtract(f *testing.F) {
 			if n == "" || strings.HasPrefix(n, "/") || strings.Contains(n, `\`) || path.Clean(n) != n ||
 				n == ".." || strings.HasPrefix(n, "../") || (len(n) >= 2 && n[1] == ':') {
 				t.Fatalf("unsafe name %q", n)
+			}
+			// Written under a directory, the file stays inside it.
+			if root := "/artifact"; !filepath.IsLocal(n) || !strings.HasPrefix(filepath.Join(root, n), root+"/") {
+				t.Fatalf("name %q leaves the directory it is written to", n)
 			}
 			if seen[n] {
 				t.Fatalf("duplicate name %q", n)

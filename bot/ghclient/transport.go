@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -310,9 +311,14 @@ func (t *Transport) rateLimitWait(req *http.Request, resp *http.Response, attemp
 	if !limited {
 		// Read the body to see whether this 403 is a secondary rate limit,
 		// then put it back for go-github to decode.
-		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(data))
+		body := resp.Body
+		data, err := io.ReadAll(io.LimitReader(body, maxErrorBody))
+		// What was read goes back in front of the rest, so a body longer
+		// than maxErrorBody reaches go-github whole.
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(data), body), body}
 		if err != nil || !secondaryMessage(data) {
 			return 0, false, nil
 		}
@@ -332,9 +338,7 @@ func (t *Transport) rateLimitWait(req *http.Request, resp *http.Response, attemp
 		}
 	case reset != "":
 		if s, err := strconv.ParseInt(strings.TrimSpace(reset), 10, 64); err == nil {
-			// The reset is in whole seconds; one more second avoids arriving
-			// just before it.
-			wait = max(time.Unix(s, 0).Sub(t.now()), 0) + time.Second
+			wait = untilReset(s, t.now())
 		} else {
 			fromHeader = false
 		}
@@ -359,6 +363,23 @@ func (t *Transport) rateLimitWait(req *http.Request, resp *http.Response, attemp
 		}
 	}
 	return wait, limited, nil
+}
+
+// untilReset returns the wait until the epoch second reset, plus one second
+// so as not to arrive just before it. A reset in the past waits the one
+// second; one too far off for a time.Duration waits the longest Duration
+// (which no MaxWait accepts) instead of overflowing into a short wait.
+func untilReset(reset int64, now time.Time) time.Duration {
+	const maxSecs = int64(math.MaxInt64/time.Second) - 2
+	nowSecs := now.Unix()
+	if reset <= nowSecs {
+		return time.Second
+	}
+	secs := reset - nowSecs
+	if secs < 0 || secs > maxSecs { // overflowed, or beyond a Duration
+		return math.MaxInt64
+	}
+	return max(time.Duration(secs)*time.Second-time.Duration(now.Nanosecond()), 0) + time.Second
 }
 
 // secondaryMessage reports whether a 403 body is GitHub's secondary (or abuse)

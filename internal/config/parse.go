@@ -32,7 +32,7 @@ func Parse(name string, r io.Reader) (f *File, err error) {
 	// configuration reader must never take the process down.
 	defer func() {
 		if v := recover(); v != nil {
-			f, err = nil, decide.LineError(name, 0, "invalid YAML: %v", v)
+			f, err = nil, decide.LineError(name, 1, "invalid YAML: %v", v)
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -97,14 +97,23 @@ func yamlError(name string, err error, data []byte) error {
 			return decide.LineError(name, n, "invalid YAML: %s", m[2])
 		}
 	}
-	switch {
-	case strings.HasPrefix(msg, "unknown anchor "):
-		// Raised after parsing, without a line; anchors are refused anyway.
-		return decide.LineError(name, 0, "aliases are not allowed (%s)", msg)
-	case strings.HasPrefix(msg, "anchor "), strings.HasPrefix(msg, "document contains"), strings.HasPrefix(msg, "attempted to"):
-		return decide.LineError(name, 0, "invalid YAML: %s", msg)
+	if strings.HasPrefix(msg, "unknown anchor ") {
+		// Raised without a line; anchors are refused anyway.
+		return decide.LineError(name, aliasLine(data, msg), "aliases are not allowed (%s)", msg)
 	}
+	// Any other problem yaml.v3 reports without a line is put on line 1.
 	return decide.LineError(name, 1, "invalid YAML: %s", msg)
+}
+
+// aliasLine returns the line of the first use of the alias that yaml.v3's
+// "unknown anchor 'x' referenced" names, or 1 when it cannot be found.
+func aliasLine(data []byte, msg string) int {
+	anchor := strings.TrimSuffix(strings.TrimPrefix(msg, "unknown anchor '"), "' referenced")
+	i := bytes.Index(data, []byte("*"+anchor))
+	if anchor == "" || i < 0 {
+		return 1
+	}
+	return 1 + bytes.Count(data[:i], []byte("\n"))
 }
 
 // checkTree refuses anchors, aliases and deep nesting anywhere in the file.

@@ -285,7 +285,7 @@ func TestParseErrors(t *testing.T) {
 		{"commands.max_retries negative is refused", "review:\n  commands: {max_retries: -1}\n", "gcloop.yml:2: review.commands.max_retries: want an integer from 0 to 20, got -1"},
 		// Hostile YAML.
 		{"an anchor is refused", "review: &r\n  max_rounds: 3\n", "gcloop.yml:1: anchors and aliases are not allowed (&r)"},
-		{"an alias is refused", "review:\n  labels: [a]\naudit:\n  labels: *x\n", "gcloop.yml: aliases are not allowed (unknown anchor 'x' referenced)"},
+		{"an alias is refused", "review:\n  labels: [a]\naudit:\n  labels: *x\n", "gcloop.yml:4: aliases are not allowed (unknown anchor 'x' referenced)"},
 		{"a billion laughs is refused", "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n", "gcloop.yml:1: anchors and aliases are not allowed (&a)"},
 		{"a second document is refused", "review:\n  max_rounds: 3\n---\naudit:\n", "gcloop.yml:3: a second YAML document: the file holds one"},
 		{"a tab indent is refused", "review:\n\tmax_rounds: 3\n", "gcloop.yml:2: invalid YAML: found character that cannot start any token"},
