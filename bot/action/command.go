@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/bot/command"
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
@@ -188,7 +189,7 @@ func (r *Runner) closeSettled(ctx context.Context, res *Result, pull *Pull, st *
 	spec := publish.SyncSpec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, PR: pull.Number, LoopID: st.ID, Loop: st.Loop,
 		Round: last.N, Converged: true, BotLogin: r.BotLogin, CloseNote: settledNote(st.Loop, st.ID, pull.Number, st.Status)}
 	if _, err := publish.SyncIssues(ctx, r.GH.Issues, spec); err != nil {
-		res.Notes = append(res.Notes, "the fix issues could not all be closed (the next run retries): "+err.Error())
+		res.Notes = append(res.Notes, "the fix issues could not all be closed (the next run retries): "+ghclient.Explain(err))
 	}
 }
 
@@ -207,6 +208,6 @@ func (r *Runner) reply(ctx context.Context, number int, body string) error {
 // react adds a reaction; a failure is noted, never fatal.
 func (r *Runner) react(ctx context.Context, res *Result, id int64, content string) {
 	if err := command.React(ctx, r.GH.Reactions, r.Ctx.Owner, r.Ctx.Repo, id, content); err != nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("reaction %s: %v", content, err))
+		res.Notes = append(res.Notes, fmt.Sprintf("reaction %s: %s", content, ghclient.Explain(err)))
 	}
 }
