@@ -200,7 +200,7 @@ func (r *Runner) reply(ctx context.Context, number int, body string) error {
 	}
 	_, _, err := r.GH.Issues.CreateComment(ctx, r.Ctx.Owner, r.Ctx.Repo, number, &github.IssueComment{Body: &body})
 	if err != nil {
-		return fmt.Errorf("reply on #%d: %w", number, err)
+		return fmt.Errorf("reply on #%d: %w", number, ghclient.Explained(err))
 	}
 	return nil
 }
