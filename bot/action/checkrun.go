@@ -9,6 +9,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/command"
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -33,7 +34,7 @@ func (r *Runner) publishCheck(ctx context.Context, res *Result, sha string, prev
 	}
 	out, err := check.Publish(ctx, r.GH.Checks, r.GH.Repositories, *spec)
 	if err != nil {
-		d.Notes = append(d.Notes, "the check run was not written: "+err.Error())
+		d.Notes = append(d.Notes, "the check run was not written: "+ghclient.Explain(err))
 		return
 	}
 	if out.Note != "" {
@@ -120,7 +121,7 @@ func (r *Runner) settleCheck(ctx context.Context, res *Result, pull *Pull, st *d
 	out, err := check.Publish(ctx, r.GH.Checks, r.GH.Repositories, spec)
 	switch {
 	case err != nil:
-		res.Notes = append(res.Notes, "the check run was not settled: "+err.Error())
+		res.Notes = append(res.Notes, "the check run was not settled: "+ghclient.Explain(err))
 	case out.Note != "":
 		res.Notes = append(res.Notes, out.Note)
 	}

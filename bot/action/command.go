@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/bot/command"
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
@@ -191,7 +192,7 @@ func (r *Runner) closeSettled(ctx context.Context, res *Result, pull *Pull, st *
 	spec := publish.SyncSpec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, PR: pull.Number, LoopID: st.ID, Loop: st.Loop,
 		Round: last.N, Converged: true, BotLogin: r.BotLogin, CloseNote: settledNote(st.Loop, st.ID, pull.Number, st.Status)}
 	if _, err := publish.SyncIssues(ctx, r.GH.Issues, spec); err != nil {
-		res.Notes = append(res.Notes, "the fix issues could not all be closed (the next run retries): "+err.Error())
+		res.Notes = append(res.Notes, "the fix issues could not all be closed (the next run retries): "+ghclient.Explain(err))
 	}
 }
 
@@ -202,7 +203,7 @@ func (r *Runner) reply(ctx context.Context, number int, body string) error {
 	}
 	_, _, err := r.GH.Issues.CreateComment(ctx, r.Ctx.Owner, r.Ctx.Repo, number, &github.IssueComment{Body: &body})
 	if err != nil {
-		return fmt.Errorf("reply on #%d: %w", number, err)
+		return fmt.Errorf("reply on #%d: %w", number, ghclient.Explained(err))
 	}
 	return nil
 }
@@ -210,6 +211,6 @@ func (r *Runner) reply(ctx context.Context, number int, body string) error {
 // react adds a reaction; a failure is noted, never fatal.
 func (r *Runner) react(ctx context.Context, res *Result, id int64, content string) {
 	if err := command.React(ctx, r.GH.Reactions, r.Ctx.Owner, r.Ctx.Repo, id, content); err != nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("reaction %s: %v", content, err))
+		res.Notes = append(res.Notes, fmt.Sprintf("reaction %s: %s", content, ghclient.Explain(err)))
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/artifact"
 	"github.com/gcloop/gcloop/bot/check"
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
@@ -93,7 +94,7 @@ type Result struct {
 // apiDown records the first GitHub failure.
 func (res *Result) apiDown(err error) {
 	if res.APIError == nil {
-		res.APIError = err
+		res.APIError = ghclient.Explained(err)
 	}
 }
 
@@ -197,7 +198,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if res.APIError != nil {
 		// Decided on the evidence alone: no history, no effect on GitHub.
 		d.Status = decide.StatusPartial
-		d.Notes = append(d.Notes, fmt.Sprintf("GitHub API unavailable (%v): decided on the evidence alone, without the loop's history; nothing was written to GitHub", res.APIError))
+		d.Notes = append(d.Notes, fmt.Sprintf("GitHub API unavailable (%v): decided on the evidence alone, without the loop's history; nothing was written to GitHub", ghclient.Explain(res.APIError)))
 		return res, nil
 	}
 
@@ -275,7 +276,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		default:
 			res.apiDown(fmt.Errorf("write the report comment: %w", err))
 			d.Status = decide.StatusPartial
-			d.Notes = append(d.Notes, fmt.Sprintf("the report comment could not be written: %v", err))
+			d.Notes = append(d.Notes, fmt.Sprintf("the report comment could not be written: %s", ghclient.Explain(err)))
 		}
 	}
 	return res, nil
@@ -287,7 +288,7 @@ func (r *Runner) partial(d *decide.Decision, cause error) {
 		return
 	}
 	d.Status = decide.StatusPartial
-	d.Notes = append(d.Notes, fmt.Sprintf("cut short by the %s timeout (%v): the effects on GitHub may be incomplete", r.Opts.Timeout, cause))
+	d.Notes = append(d.Notes, fmt.Sprintf("cut short by the %s timeout (%v): the effects on GitHub may be incomplete", r.Opts.Timeout, ghclient.Explain(cause)))
 }
 
 // resolvePull finds the pull request the run is about.
@@ -498,7 +499,7 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 	ws := pushfix.Workspace{Dir: r.Ctx.Workspace, Ignore: r.ownFiles(res)}
 	snap, err := pushfix.Scan(ctx, r.GH.Git, r.GH.Repositories, r.Ctx.Owner, r.Ctx.Repo, judged, ws)
 	if err != nil {
-		d.Notes = append(d.Notes, "the workspace changes could not be judged: "+err.Error())
+		d.Notes = append(d.Notes, "the workspace changes could not be judged: "+ghclient.Explain(err))
 		return
 	}
 	d.Notes = append(d.Notes, snap.Notes...)
@@ -549,7 +550,7 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 		Message: fmt.Sprintf("gcloop: test-only fixes of %s round %d\n\n%d file(s) judged test-only by gcloop.", d.ID, d.Round, len(plan.Accepted))})
 	switch {
 	case errors.Is(err, pushfix.ErrHeadMoved):
-		plan.Guard.Violations = append(plan.Guard.Violations, guard.Violation{Kind: "conflict", Detail: "the PR head moved after " + shortSHA(judged) + " was checked out and judged (" + err.Error() + ")"})
+		plan.Guard.Violations = append(plan.Guard.Violations, guard.Violation{Kind: "conflict", Detail: "the PR head moved after " + shortSHA(judged) + " was checked out and judged (" + ghclient.Explain(err) + ")"})
 		plan.Reverted = nil
 		for _, c := range changes {
 			plan.Reverted = append(plan.Reverted, c.Path)
@@ -557,7 +558,7 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 		plan.Accepted = nil
 		revertChanges(res, plan)
 	case err != nil:
-		d.Notes = append(d.Notes, "the test-only fix could not be pushed: "+err.Error())
+		d.Notes = append(d.Notes, "the test-only fix could not be pushed: "+ghclient.Explain(err))
 	default:
 		res.Commit = sha
 		d.Reasons = append(d.Reasons, fmt.Sprintf("pushed %d test-only file(s) as %s", len(plan.Accepted), shortSHA(sha)))
@@ -732,10 +733,10 @@ func (r *Runner) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 		return
 	}
 	if d.Loop == decide.Audit && d.Outcome == decide.Fix {
-		escalate(d, "the revision tasks could not be created ("+err.Error()+"): escalated at once")
+		escalate(d, "the revision tasks could not be created ("+ghclient.Explain(err)+"): escalated at once")
 		return
 	}
-	d.Notes = append(d.Notes, "fix issues incomplete: "+err.Error())
+	d.Notes = append(d.Notes, "fix issues incomplete: "+ghclient.Explain(err))
 }
 
 // dispatch starts the next round: pushes made with GITHUB_TOKEN start no
@@ -745,7 +746,7 @@ func (r *Runner) dispatch(ctx context.Context, res *Result, pull *Pull) {
 	_, err := r.GH.Actions.CreateWorkflowDispatchEventByFileName(ctx, r.Ctx.Owner, r.Ctx.Repo, wf,
 		github.CreateWorkflowDispatchEventRequest{Ref: pull.HeadRef, Inputs: map[string]any{"pr": fmt.Sprint(pull.Number)}})
 	if err != nil {
-		res.Decision.Notes = append(res.Decision.Notes, fmt.Sprintf("the next round was not dispatched (%s on %s): %v", wf, pull.HeadRef, err))
+		res.Decision.Notes = append(res.Decision.Notes, fmt.Sprintf("the next round was not dispatched (%s on %s): %s", wf, pull.HeadRef, ghclient.Explain(err)))
 		return
 	}
 	res.Dispatched = true

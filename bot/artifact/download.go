@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -78,7 +79,7 @@ func location(ctx context.Context, gh artifactsAPI, owner, repo string, id int64
 	case err != nil && status == http.StatusGone:
 		return nil, fmt.Errorf("get download URL: HTTP 410, past its retention period: %w", ErrExpired)
 	case err != nil:
-		return nil, fmt.Errorf("get download URL: %w", err)
+		return nil, fmt.Errorf("get download URL: %w", ghclient.Explained(err))
 	case u == nil:
 		return nil, errors.New("get download URL: GitHub sent no Location")
 	case u.Scheme != "https" && u.Scheme != "http", u.Host == "":
@@ -149,7 +150,7 @@ func List(ctx context.Context, gh listAPI, owner, repo string, runID int64, name
 	for pages := 1; ; pages++ {
 		page, resp, err := gh.ListWorkflowRunArtifacts(ctx, owner, repo, runID, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list artifacts of run %d in %s/%s: %w", runID, owner, repo, err)
+			return nil, fmt.Errorf("list artifacts of run %d in %s/%s: %w", runID, owner, repo, ghclient.Explained(err))
 		}
 		if page != nil {
 			for _, a := range page.Artifacts {

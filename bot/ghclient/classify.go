@@ -128,9 +128,18 @@ func Describe(err error) string {
 		}
 		return string(k) + ": " + msg
 	}
-	var to *TimeoutError
-	if errors.As(err, &to) {
+	var (
+		to  *TimeoutError
+		dns *net.DNSError
+		op  *net.OpError
+	)
+	switch {
+	case errors.As(err, &to):
 		return fmt.Sprintf("%s: no response within %s", k, to.After)
+	case k == KindNetwork && errors.As(err, &dns):
+		return fmt.Sprintf("%s: lookup %s: %s", k, oneLine(dns.Name), oneLine(dns.Err))
+	case k == KindNetwork && errors.As(err, &op) && op.Err != nil:
+		return fmt.Sprintf("%s: %s: %s", k, op.Op, oneLine(op.Err.Error()))
 	}
 	return string(k)
 }

@@ -37,6 +37,8 @@ import (
 // least one minute for secondary limits. A wait demanded by a header that is
 // longer than MaxWait, or longer than the time left before the request
 // context's deadline, is not attempted: RoundTrip returns a *WaitError at once.
+// Likewise a backoff after a 5xx or transport error that would end past the
+// deadline is not slept: RoundTrip returns that answer or error at once.
 type Transport struct {
 	base          http.RoundTripper
 	callTimeout   time.Duration
@@ -213,6 +215,9 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 			d := t.backoff(serverBackoff, attempt)
+			if !t.fits(ctx, d) {
+				return nil, err
+			}
 			t.logf("ghclient: %s %s: %v; retry %d/%d in %s", req.Method, path, err, attempt+1, t.maxRetries, d)
 			if err := t.sleep(ctx, d); err != nil {
 				return nil, err
@@ -236,8 +241,11 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 			}
 			continue
 		case resp.StatusCode >= 500 && !last && replayable(req.Method, resp.StatusCode):
-			drain(resp)
 			d := t.backoff(serverBackoff, attempt)
+			if !t.fits(ctx, d) {
+				return resp, nil
+			}
+			drain(resp)
 			t.logf("ghclient: %s %s: HTTP %d; retry %d/%d in %s", req.Method, path, resp.StatusCode, attempt+1, t.maxRetries, d)
 			if err := t.sleep(ctx, d); err != nil {
 				return nil, err
@@ -284,6 +292,14 @@ func (b *cancelBody) Close() error {
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
+}
+
+// fits reports whether a backoff of d ends before ctx's deadline. A backoff
+// that does not is not slept: the request fails at once with what it got,
+// in GitHub's words, rather than with a deadline after a useless wait.
+func (t *Transport) fits(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || d < time.Until(dl)
 }
 
 // backoff returns base·2^attempt with equal jitter (half fixed, half random),

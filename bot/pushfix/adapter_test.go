@@ -14,7 +14,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
@@ -206,44 +208,75 @@ func TestPushKeepsOther422sDistinct(t *testing.T) {
 	}
 }
 
-func TestPushRetriesSecondaryRateLimitsOf403And429(t *testing.T) {
+// TestPushRequestsAreRetriedOnceInTheClient checks that a refused request
+// is retried in one place: ghclient's transport retries it after the
+// Retry-After it names (a test sleeper, no real wait); a client without
+// that transport sees the refusal, and pushfix does not send it again.
+func TestPushRequestsAreRetriedOnceInTheClient(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{http.StatusForbidden, http.StatusTooManyRequests} {
-		t.Run(http.StatusText(status), func(t *testing.T) {
-			t.Parallel()
-			client, mux, _ := setup(t)
-			var mu sync.Mutex
-			refused := false
-			mux.HandleFunc("/repos/o/r/git/ref/heads/b", func(w http.ResponseWriter, r *http.Request) {
-				fmt.Fprintf(w, `{"ref":"refs/heads/b","object":{"sha":%q}}`, headSHA)
-			})
-			mux.HandleFunc("/repos/o/r/git/blobs", func(w http.ResponseWriter, r *http.Request) {
+		for _, retrying := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%d retrying client %v", status, retrying), func(t *testing.T) {
+				t.Parallel()
+				client, mux, srvURL := setup(t)
+				var slept []time.Duration
+				if retrying {
+					var err error
+					client, err = ghclient.New(ghclient.Options{BaseURL: srvURL, MutationPause: -1,
+						Sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }})
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				var mu sync.Mutex
+				blobRequests := 0
+				mux.HandleFunc("/repos/o/r/git/ref/heads/b", func(w http.ResponseWriter, r *http.Request) {
+					fmt.Fprintf(w, `{"ref":"refs/heads/b","object":{"sha":%q}}`, headSHA)
+				})
+				mux.HandleFunc("/repos/o/r/git/blobs", func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					defer mu.Unlock()
+					blobRequests++
+					if blobRequests == 1 {
+						w.Header().Set("Retry-After", "7")
+						w.WriteHeader(status)
+						io.WriteString(w, `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
+						return
+					}
+					fmt.Fprintf(w, `{"sha":%q}`, BlobID([]byte("x")))
+				})
+				mux.HandleFunc("/repos/o/r/git/trees", func(w http.ResponseWriter, r *http.Request) {
+					fmt.Fprintf(w, `{"sha":%q}`, treeSHA)
+				})
+				mux.HandleFunc("/repos/o/r/git/commits", func(w http.ResponseWriter, r *http.Request) {
+					fmt.Fprintf(w, `{"sha":%q}`, newSHA)
+				})
+				mux.HandleFunc("/repos/o/r/git/refs/heads/b", func(w http.ResponseWriter, r *http.Request) {
+					fmt.Fprintf(w, `{"ref":"refs/heads/b","object":{"sha":%q}}`, newSHA)
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				sha, err := Push(ctx, client.Git, PushSpec{Owner: "o", Repo: "r", Branch: "b", HeadSHA: headSHA, BaseTree: baseTree, Message: "m",
+					Changes: []guard.Change{{Path: "x_test.go", New: []byte("x"), NewExists: true}}})
+				want := 1
+				if retrying {
+					want = 2
+					if err != nil || sha != newSHA {
+						t.Errorf("Push = %q, %v; want %s after one retry", sha, err, newSHA)
+					}
+					if diff := cmp.Diff([]time.Duration{7 * time.Second}, slept); diff != "" {
+						t.Errorf("waits (-want +got):\n%s", diff)
+					}
+				} else if ghclient.Classify(err) != ghclient.KindRateLimited {
+					t.Errorf("err = %v, want the rate limit unretried", err)
+				}
 				mu.Lock()
 				defer mu.Unlock()
-				if !refused {
-					refused = true
-					w.Header().Set("Retry-After", "0")
-					w.WriteHeader(status)
-					io.WriteString(w, `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
-					return
+				if blobRequests != want {
+					t.Errorf("%d blob requests, want %d", blobRequests, want)
 				}
-				fmt.Fprintf(w, `{"sha":%q}`, BlobID([]byte("x")))
 			})
-			mux.HandleFunc("/repos/o/r/git/trees", func(w http.ResponseWriter, r *http.Request) {
-				fmt.Fprintf(w, `{"sha":%q}`, treeSHA)
-			})
-			mux.HandleFunc("/repos/o/r/git/commits", func(w http.ResponseWriter, r *http.Request) {
-				fmt.Fprintf(w, `{"sha":%q}`, newSHA)
-			})
-			mux.HandleFunc("/repos/o/r/git/refs/heads/b", func(w http.ResponseWriter, r *http.Request) {
-				fmt.Fprintf(w, `{"ref":"refs/heads/b","object":{"sha":%q}}`, newSHA)
-			})
-			sha, err := Push(context.Background(), client.Git, PushSpec{Owner: "o", Repo: "r", Branch: "b", HeadSHA: headSHA, BaseTree: baseTree, Message: "m",
-				Changes: []guard.Change{{Path: "x_test.go", New: []byte("x"), NewExists: true}}})
-			if err != nil || sha != newSHA {
-				t.Errorf("Push = %q, %v; want %s after one retry", sha, err, newSHA)
-			}
-		})
+		}
 	}
 }
 

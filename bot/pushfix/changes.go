@@ -132,9 +132,7 @@ func Scan(ctx context.Context, git gitAPI, contents contentsAPI, owner, repo, he
 	if ws.Dir == "" {
 		return nil, errors.New("scan workspace: no workspace directory given")
 	}
-	commit, _, err := call(ctx, func() (*github.Commit, *github.Response, error) {
-		return git.GetCommit(ctx, owner, repo, headSHA)
-	})
+	commit, _, err := git.GetCommit(ctx, owner, repo, headSHA)
 	if err != nil {
 		return nil, fmt.Errorf("get head commit %s of %s/%s: %w", headSHA, owner, repo, err)
 	}
@@ -207,9 +205,7 @@ func Scan(ctx context.Context, git gitAPI, contents contentsAPI, owner, repo, he
 
 // listTree lists every non-tree entry below tree sha, by path.
 func listTree(ctx context.Context, git gitAPI, owner, repo, sha string) (map[string]treeFile, error) {
-	t, _, err := call(ctx, func() (*github.Tree, *github.Response, error) {
-		return git.GetTree(ctx, owner, repo, sha, true)
-	})
+	t, _, err := git.GetTree(ctx, owner, repo, sha, true)
 	if err != nil {
 		return nil, fmt.Errorf("get tree %s of %s/%s: %w", sha, owner, repo, err)
 	}
@@ -228,9 +224,7 @@ func listTree(ctx context.Context, git gitAPI, owner, repo, sha string) (map[str
 	for len(stack) > 0 {
 		cur := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		t, _, err := call(ctx, func() (*github.Tree, *github.Response, error) {
-			return git.GetTree(ctx, owner, repo, cur.sha, false)
-		})
+		t, _, err := git.GetTree(ctx, owner, repo, cur.sha, false)
 		if err != nil {
 			return nil, fmt.Errorf("get tree %s (%q) of %s/%s: %w", cur.sha, cur.prefix, owner, repo, err)
 		}
@@ -563,9 +557,7 @@ func (sc *scanner) fetch(p string, e treeFile) ([]byte, error) {
 	var rc *github.RepositoryContent
 	if !strings.Contains(p, "..") {
 		var err error
-		rc, _, err = callContents(sc.ctx, func() (*github.RepositoryContent, []*github.RepositoryContent, *github.Response, error) {
-			return sc.contents.GetContents(sc.ctx, sc.owner, sc.repo, p, opts)
-		})
+		rc, _, _, err = sc.contents.GetContents(sc.ctx, sc.owner, sc.repo, p, opts)
 		if err != nil {
 			return nil, fmt.Errorf("get content of %s at %s: %w", p, sc.headSHA, err)
 		}
@@ -610,9 +602,7 @@ func (sc *scanner) fetch(p string, e treeFile) ([]byte, error) {
 
 // download fetches a file's raw content through its download_url.
 func (sc *scanner) download(p string, opts *github.RepositoryContentGetOptions) ([]byte, error) {
-	body, resp, err := call(sc.ctx, func() (io.ReadCloser, *github.Response, error) {
-		return sc.contents.DownloadContents(sc.ctx, sc.owner, sc.repo, p, opts)
-	})
+	body, resp, err := sc.contents.DownloadContents(sc.ctx, sc.owner, sc.repo, p, opts)
 	if err != nil {
 		return nil, fmt.Errorf("download %s at %s: %w", p, sc.headSHA, err)
 	}
@@ -628,17 +618,4 @@ func (sc *scanner) download(p string, opts *github.RepositoryContentGetOptions) 
 		return nil, fmt.Errorf("download %s at %s: over %d bytes, GitHub's file limit", p, sc.headSHA, MaxFileSize)
 	}
 	return data, nil
-}
-
-// callContents is call for GetContents' four results.
-func callContents(ctx context.Context, f func() (*github.RepositoryContent, []*github.RepositoryContent, *github.Response, error)) (*github.RepositoryContent, *github.Response, error) {
-	type pair struct {
-		file *github.RepositoryContent
-		dir  []*github.RepositoryContent
-	}
-	v, resp, err := call(ctx, func() (pair, *github.Response, error) {
-		file, dir, resp, err := f()
-		return pair{file, dir}, resp, err
-	})
-	return v.file, resp, err
 }

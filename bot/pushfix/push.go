@@ -69,6 +69,12 @@ type PushSpec struct {
 //     is not a fast forward" becomes ErrHeadMoved. It never retries with
 //     force.
 //
+// Push retries nothing itself: each request is retried in one place, the
+// client's transport (bot/ghclient), which waits out rate limits and
+// replays what is safe to replay. No refusal is worth a semantic retry
+// here: a ref update that is not a fast forward means the branch moved,
+// and the round must be judged again on the new head.
+//
 // It returns the new commit's sha.
 func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 	branch := strings.TrimPrefix(p.Branch, "refs/heads/")
@@ -88,9 +94,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 	}
 	ref := "refs/heads/" + branch
 
-	cur, _, err := call(ctx, func() (*github.Reference, *github.Response, error) {
-		return git.GetRef(ctx, p.Owner, p.Repo, "heads/"+branch)
-	})
+	cur, _, err := git.GetRef(ctx, p.Owner, p.Repo, "heads/"+branch)
 	if err != nil {
 		return "", fmt.Errorf("push: get %s of %s/%s: %w", ref, p.Owner, p.Repo, err)
 	}
@@ -100,9 +104,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 
 	base := p.BaseTree
 	if base == "" {
-		c, _, err := call(ctx, func() (*github.Commit, *github.Response, error) {
-			return git.GetCommit(ctx, p.Owner, p.Repo, p.HeadSHA)
-		})
+		c, _, err := git.GetCommit(ctx, p.Owner, p.Repo, p.HeadSHA)
 		if err != nil {
 			return "", fmt.Errorf("push: get head commit %s: %w", p.HeadSHA, err)
 		}
@@ -124,9 +126,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 		if utf8.Valid(c.New) && bytes.IndexByte(c.New, 0) < 0 {
 			blob = &github.Blob{Encoding: github.String("utf-8"), Content: github.String(string(c.New))}
 		}
-		b, _, err := call(ctx, func() (*github.Blob, *github.Response, error) {
-			return git.CreateBlob(ctx, p.Owner, p.Repo, blob)
-		})
+		b, _, err := git.CreateBlob(ctx, p.Owner, p.Repo, blob)
 		if err != nil {
 			return "", fmt.Errorf("push: create blob for %s: %w", c.Path, err)
 		}
@@ -136,9 +136,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 		entries = append(entries, &github.TreeEntry{Path: github.String(c.Path), Mode: github.String(mode), Type: github.String("blob"), SHA: github.String(b.GetSHA())})
 	}
 
-	tree, _, err := call(ctx, func() (*github.Tree, *github.Response, error) {
-		return git.CreateTree(ctx, p.Owner, p.Repo, base, entries)
-	})
+	tree, _, err := git.CreateTree(ctx, p.Owner, p.Repo, base, entries)
 	if err != nil {
 		return "", fmt.Errorf("push: create tree on %s: %w", base, err)
 	}
@@ -154,9 +152,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 		Tree:    &github.Tree{SHA: tree.SHA},
 		Parents: []*github.Commit{{SHA: github.String(p.HeadSHA)}},
 	}
-	made, _, err := call(ctx, func() (*github.Commit, *github.Response, error) {
-		return git.CreateCommit(ctx, p.Owner, p.Repo, commit, nil)
-	})
+	made, _, err := git.CreateCommit(ctx, p.Owner, p.Repo, commit, nil)
 	if err != nil {
 		return "", fmt.Errorf("push: create commit on %s: %w", p.HeadSHA, err)
 	}
@@ -166,9 +162,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 	}
 
 	upd := &github.Reference{Ref: github.String(ref), Object: &github.GitObject{SHA: github.String(sha)}}
-	_, _, err = call(ctx, func() (*github.Reference, *github.Response, error) {
-		return git.UpdateRef(ctx, p.Owner, p.Repo, upd, false)
-	})
+	_, _, err = git.UpdateRef(ctx, p.Owner, p.Repo, upd, false)
 	if err != nil {
 		if notFastForward(err) {
 			return "", fmt.Errorf("push: update %s of %s/%s from %s to %s: %w (%w)", ref, p.Owner, p.Repo, p.HeadSHA, sha, ErrHeadMoved, err)
@@ -251,4 +245,13 @@ func isSHA(s string) bool {
 		}
 	}
 	return true
+}
+
+// statusOf returns the HTTP status of a go-github error, 0 when it has none.
+func statusOf(err error) int {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	return 0
 }

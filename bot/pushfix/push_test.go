@@ -198,33 +198,32 @@ func TestPushRejectsABadSpec(t *testing.T) {
 	}
 }
 
-func TestPushRetriesASecondaryRateLimit(t *testing.T) {
+func TestPushLeavesRateLimitRetriesToTheClient(t *testing.T) {
 	t.Parallel()
-	f, head := pushRepo()
 	zero := time.Duration(0)
-	f.failNext["CreateBlob"] = &github.AbuseRateLimitError{Message: "secondary rate limit", RetryAfter: &zero}
-	sha, err := Push(context.Background(), f, PushSpec{Owner: "o", Repo: "r", Branch: "feature/x", HeadSHA: head, Message: "m",
-		Changes: []guard.Change{{Path: "b_test.go", New: []byte("package a\n"), NewExists: true}}})
-	if err != nil {
-		t.Fatal(err)
+	tooMany := ghError("POST", "git/blobs", 429, "too many requests")
+	tooMany.Response.Header.Set("Retry-After", "0")
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"403 secondary limit", &github.AbuseRateLimitError{Message: "secondary rate limit", RetryAfter: &zero}},
+		{"429", tooMany},
 	}
-	if f.refs["heads/feature/x"] != sha {
-		t.Errorf("branch not moved to %s", sha)
-	}
-}
-
-func TestPushGivesUpOnARateLimitLongerThanTheDeadline(t *testing.T) {
-	t.Parallel()
-	f, head := pushRepo()
-	long := 30 * time.Second
-	f.failNext["CreateBlob"] = &github.AbuseRateLimitError{Message: "secondary rate limit", RetryAfter: &long}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	_, err := Push(ctx, f, PushSpec{Owner: "o", Repo: "r", Branch: "feature/x", HeadSHA: head, Message: "m",
-		Changes: []guard.Change{{Path: "b_test.go", New: []byte("package a\n"), NewExists: true}}})
-	var abuse *github.AbuseRateLimitError
-	if !errors.As(err, &abuse) {
-		t.Errorf("err = %v, want the rate limit error", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f, head := pushRepo()
+			f.failNext["CreateBlob"] = tt.err
+			_, err := Push(context.Background(), f, PushSpec{Owner: "o", Repo: "r", Branch: "feature/x", HeadSHA: head, Message: "m",
+				Changes: []guard.Change{{Path: "b_test.go", New: []byte("package a\n"), NewExists: true}}})
+			if !errors.Is(err, tt.err) {
+				t.Errorf("err = %v, want the client's error unretried", err)
+			}
+			if diff := cmp.Diff([]string{"GetRef", "GetCommit", "CreateBlob"}, f.methods()); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -248,35 +247,5 @@ func TestPushDetectsATreeEqualToTheBase(t *testing.T) {
 		Changes: []guard.Change{{Path: "a_test.go", Old: []byte("stale"), New: []byte("package a\n"), OldExists: true, NewExists: true}}})
 	if !errors.Is(err, ErrNoChanges) {
 		t.Errorf("err = %v, want ErrNoChanges", err)
-	}
-}
-
-func TestSecondaryLimitReadsRetryAfter(t *testing.T) {
-	t.Parallel()
-	five := 5 * time.Second
-	r429 := ghError("POST", "x", 429, "too many")
-	r429.Response.Header.Set("Retry-After", "7")
-	r429none := ghError("POST", "x", 429, "too many")
-	tests := []struct {
-		name string
-		err  error
-		want time.Duration
-		ok   bool
-	}{
-		{"403 with Retry-After", &github.AbuseRateLimitError{RetryAfter: &five}, five, true},
-		{"403 without Retry-After", &github.AbuseRateLimitError{}, time.Minute, true},
-		{"429 with Retry-After", r429, 7 * time.Second, true},
-		{"429 without Retry-After", r429none, time.Minute, true},
-		{"422", ghError("POST", "x", 422, "bad"), 0, false},
-		{"primary rate limit", &github.RateLimitError{}, 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, ok := secondaryLimit(tt.err)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("secondaryLimit = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
-			}
-		})
 	}
 }

@@ -1,0 +1,129 @@
+package ghfake
+
+// Repository contents.
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// fileAt finds path at ref in the git store.
+func (c *call) fileAt(ref, path string) ([]byte, bool) {
+	commit, ok := c.resolveCommitish(ref)
+	if !ok {
+		return nil, false
+	}
+	flat, err := c.repo.objects.flatten(c.repo.objects[commit].commit.tree)
+	if err != nil {
+		return nil, false
+	}
+	f, ok := flat[path]
+	if !ok || f.typ != "blob" {
+		return nil, false
+	}
+	return c.repo.objects[f.sha].data, true
+}
+
+// dirAt lists the direct children of dir at ref in the git store.
+func (c *call) dirAt(ref, dir string) ([]treeEntry, bool) {
+	commit, ok := c.resolveCommitish(ref)
+	if !ok {
+		return nil, false
+	}
+	sha := c.repo.objects[commit].commit.tree
+	if dir != "" {
+		for _, part := range strings.Split(dir, "/") {
+			next := ""
+			for _, e := range c.repo.objects[sha].entries {
+				if e.name == part && e.typ == "tree" {
+					next = e.sha
+				}
+			}
+			if next == "" {
+				return nil, false
+			}
+			sha = next
+		}
+	}
+	return c.repo.objects[sha].entries, true
+}
+
+func (c *call) getContent() {
+	path := strings.Trim(c.params["path"], "/")
+	ref := c.req.URL.Query().Get("ref")
+	if ref == "" {
+		ref = c.repo.defaultBranch
+	}
+	data, ok := c.repo.files[ref][path]
+	if !ok {
+		data, ok = c.fileAt(ref, path)
+	}
+	contentURL := func(p string) string {
+		return c.s.repoAPI(c.repo) + "/contents/" + pathEscape(p) + "?ref=" + url.QueryEscape(ref)
+	}
+	item := func(p, typ, sha string, size int) obj {
+		html := repoHTML(c.repo.fullName()) + "/blob/" + ref + "/" + p
+		git := c.s.repoAPI(c.repo) + "/git/blobs/" + sha
+		var download any = "https://raw.githubusercontent.com/" + c.repo.fullName() + "/" + ref + "/" + p
+		if typ == "dir" {
+			html = repoHTML(c.repo.fullName()) + "/tree/" + ref + "/" + p
+			git = c.s.repoAPI(c.repo) + "/git/trees/" + sha
+			download = nil
+		}
+		name := p[strings.LastIndex(p, "/")+1:]
+		return obj{"type": typ, "size": size, "name": name, "path": p, "sha": sha, "url": contentURL(p),
+			"git_url": git, "html_url": html, "download_url": download,
+			"_links": obj{"self": contentURL(p), "git": git, "html": html}}
+	}
+	if ok {
+		if isRawAccept(c.req.Header.Get("Accept")) {
+			c.w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+			c.w.WriteHeader(http.StatusOK)
+			_, _ = c.w.Write(data)
+			return
+		}
+		o := item(path, "file", hashObject("blob", data), len(data))
+		o["encoding"] = "base64"
+		o["content"] = wrap60(base64.StdEncoding.EncodeToString(data))
+		c.json(http.StatusOK, o)
+		return
+	}
+	entries, ok := c.dirAt(ref, path)
+	if !ok {
+		c.notFound()
+		return
+	}
+	list := []any{}
+	for _, e := range entries {
+		p := e.name
+		if path != "" {
+			p = path + "/" + e.name
+		}
+		typ, size := "file", 0
+		switch e.typ {
+		case "tree":
+			typ = "dir"
+		case "commit":
+			typ = "submodule"
+		default:
+			size = len(c.repo.objects[e.sha].data)
+		}
+		list = append(list, item(p, typ, e.sha, size))
+	}
+	c.json(http.StatusOK, list)
+}
+
+// wrap60 breaks base64 text into lines of 60 characters as GitHub does.
+func wrap60(s string) string {
+	var b strings.Builder
+	for len(s) > 60 {
+		b.WriteString(s[:60])
+		b.WriteString("\n")
+		s = s[60:]
+	}
+	b.WriteString(s)
+	b.WriteString("\n")
+	return b.String()
+}
