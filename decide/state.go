@@ -170,7 +170,7 @@ func DecodeState(r io.Reader) (*State, error) {
 		return nil, fmt.Errorf("state schema %q, want %q", s.Schema, StateSchema)
 	}
 	if !ValidID(s.ID) {
-		return nil, fmt.Errorf("state id %q: want 1–64 letters, digits, '.', '_' or '-'", s.ID)
+		return nil, fmt.Errorf("state id %q: %s", s.ID, IDRule)
 	}
 	if _, err := ParseLoop(string(s.Loop)); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
@@ -206,7 +206,7 @@ var markerRE = regexp.MustCompile(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-
 // Marker renders the hidden HTML comment that carries the state.
 func (s *State) Marker() (string, error) {
 	if !ValidID(s.ID) {
-		return "", fmt.Errorf("state marker: id %q: want 1–64 letters, digits, '.', '_' or '-'", s.ID)
+		return "", fmt.Errorf("state marker: id %q: %s", s.ID, IDRule)
 	}
 	data, err := json.Marshal(s)
 	if err != nil {

@@ -74,7 +74,7 @@ func FindState(ctx context.Context, api commentsAPI, owner, repo string, pr int,
 	case pr <= 0:
 		return Found{}, fmt.Errorf("find state: pull request number %d, want a positive number", pr)
 	case !decide.ValidID(loopID):
-		return Found{}, fmt.Errorf("find state: loop id %q is not 1–64 letters, digits, '.', '_' or '-'", loopID)
+		return Found{}, fmt.Errorf("find state: loop id %q: %s", loopID, decide.IDRule)
 	case trust.Login == "":
 		return Found{}, errors.New("find state: the bot login is empty, want the login of the token's user")
 	}
@@ -236,7 +236,7 @@ func Body(d *decide.Decision, st *decide.State, blobURL string, s Scope, key []b
 		return "", errors.New("report comment: no state to carry")
 	}
 	if !decide.ValidID(st.ID) {
-		return "", fmt.Errorf("report comment: state loop id %q is not 1–64 letters, digits, '.', '_' or '-'", st.ID)
+		return "", fmt.Errorf("report comment: state loop id %q: %s", st.ID, decide.IDRule)
 	}
 	s.LoopID = st.ID
 	marker, err := Seal(CompactState(st, StateBudget-sigLen), s, key)

@@ -325,7 +325,7 @@ func TestFindStateFails(t *testing.T) {
 		want    string
 	}{
 		{name: "on an invalid loop id", f: &fakeComments{}, pr: 7, id: "bad id", bot: bot,
-			want: `find state: loop id "bad id" is not 1–64 letters, digits, '.', '_' or '-'`},
+			want: `find state: loop id "bad id": ` + decide.IDRule},
 		{name: "without a bot login", f: &fakeComments{}, pr: 7, id: "review",
 			want: "find state: the bot login is empty, want the login of the token's user"},
 		{name: "on a PR number of zero", f: &fakeComments{}, id: "review", bot: bot,
@@ -562,7 +562,7 @@ func TestBodyFails(t *testing.T) {
 		{"without a decision", nil, st, "report comment: no decision"},
 		{"without a state", &decide.Decision{Loop: decide.Review}, nil, "report comment: no state to carry"},
 		{"with a state id no marker can hold", &decide.Decision{Loop: decide.Review}, bad,
-			`report comment: state loop id "no spaces allowed" is not 1–64 letters, digits, '.', '_' or '-'`},
+			`report comment: state loop id "no spaces allowed": ` + decide.IDRule},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -242,7 +242,7 @@ func (s SyncSpec) validate() error {
 	case s.PR <= 0:
 		return fmt.Errorf("fix issues: pull request number %d, want a positive number", s.PR)
 	case !decide.ValidID(s.LoopID):
-		return fmt.Errorf("fix issues: loop id %q is not 1–64 letters, digits, '.', '_' or '-'", s.LoopID)
+		return fmt.Errorf("fix issues: loop id %q: %s", s.LoopID, decide.IDRule)
 	case s.Round <= 0:
 		return fmt.Errorf("fix issues: round %d, want a positive number", s.Round)
 	}

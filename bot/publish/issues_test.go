@@ -425,7 +425,7 @@ func TestSyncIssues(t *testing.T) {
 		{
 			name:    "a bad loop id is refused before any request",
 			spec:    func() SyncSpec { s := base; s.LoopID = "a b"; return s },
-			wantErr: `fix issues: loop id "a b" is not 1–64 letters, digits, '.', '_' or '-'`,
+			wantErr: `fix issues: loop id "a b": ` + decide.IDRule,
 		},
 		{
 			name:    "an unknown loop is refused",

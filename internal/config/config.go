@@ -7,8 +7,8 @@
 //
 // The top-level keys are loop ids; each holds the section of one loop. The
 // id is what the action's `id` input, the report comment's state marker and
-// the `/gc` commands name (`/gc retry cov-api`); it is 1–64 letters, digits,
-// '.', '_' or '-', starting with a letter or digit. A section's `loop:` key
+// the `/gc` commands name (`/gc retry cov-api`); it is a lowercase letter
+// or digit, then up to 31 lowercase letters, digits, '_' or '-'. A section's `loop:` key
 // names the loop kind — review, critique, audit, validation or coverage —
 // and may be left out when the id is itself a kind name. A section named
 // after a kind cannot be another kind.
