@@ -56,11 +56,15 @@ func WriteFiles(dir string, res *Result) (Files, error) {
 	if !decide.ValidID(d.ID) { // the id names a directory
 		return Files{}, fmt.Errorf("write outputs: loop id %q: %s", d.ID, decide.IDRule)
 	}
+	// The owner is that of the directory dir is made in: RUNNER_TEMP.
+	owner, err := ownerOf(filepath.Dir(dir))
+	if err != nil {
+		return Files{}, fmt.Errorf("write outputs: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Files{}, fmt.Errorf("write outputs: %w", err)
 	}
-	owner, err := ownerOf(dir)
-	if err != nil {
+	if err := owner.givePath(dir); err != nil {
 		return Files{}, fmt.Errorf("write outputs: %w", err)
 	}
 	root, err := os.OpenRoot(dir)
