@@ -56,7 +56,11 @@ func WriteFiles(dir string, res *Result) (Files, error) {
 	if !decide.ValidID(d.ID) { // the id names a directory
 		return Files{}, fmt.Errorf("write outputs: loop id %q: %s", d.ID, decide.IDRule)
 	}
-	// The owner is that of the directory dir is made in: RUNNER_TEMP.
+	// The owner is that of the directory dir is made in: RUNNER_TEMP,
+	// made first when it is missing.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return Files{}, fmt.Errorf("write outputs: %w", err)
+	}
 	owner, err := ownerOf(filepath.Dir(dir))
 	if err != nil {
 		return Files{}, fmt.Errorf("write outputs: %w", err)

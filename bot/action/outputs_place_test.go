@@ -36,6 +36,21 @@ func TestOutputDirIsUnderRunnerTempElseATempDir(t *testing.T) {
 	}
 }
 
+func TestWriteFilesMakesAMissingRunnerTemp(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "runner_temp", "gcloop")
+	f, err := WriteFiles(dir, decided(t))
+	if err != nil {
+		t.Fatalf("WriteFiles under a RUNNER_TEMP that does not exist yet: %v", err)
+	}
+	if want := filepath.Join(dir, "review", "report.md"); f.Report != want {
+		t.Errorf("report at %q; want %q", f.Report, want)
+	}
+	if _, err := os.Stat(f.Report); err != nil {
+		t.Error(err)
+	}
+}
+
 // ownerUID is the uid that owns path.
 func ownerUID(t *testing.T, path string) (uid uint32, mode os.FileMode) {
 	t.Helper()
