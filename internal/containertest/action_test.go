@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/ghfake"
 )
@@ -16,6 +17,9 @@ const reviewFix = `{"review_score": 5, "gc_signal": "REVISION_NEEDED", "findings
 
 const lcov = "TN:\nSF:cart.go\nDA:1,1\nDA:2,1\nDA:3,1\nDA:4,1\nend_of_record\n"
 const junit = `<testsuites><testsuite name="cart" tests="1"><testcase classname="cart" name="TestTotal"/></testsuite></testsuites>`
+
+// maxFirstLine bounds the time from docker run to the first output line.
+const maxFirstLine = 5 * time.Second
 
 // fakeRepo is octo/shop on the fake GitHub with pull request feature/cart.
 type fakeRepo struct {
@@ -126,6 +130,11 @@ func TestTheImageRunsRoundsAsTheRunnerRunsIt(t *testing.T) {
 				j := newJob(t, tt.files(f), f.payload)
 				r := j.run(t, img, u.flag, f.gh, f.head, tt.inputs)
 				t.Logf("docker run to the first output line: %v", r.firstLine)
+				// 0.1–0.7 s measured on a loaded 2-core machine; the bound
+				// only catches a start-up that waits on something.
+				if r.firstLine > maxFirstLine {
+					t.Errorf("docker run to the first output line took %v; want at most %v", r.firstLine, maxFirstLine)
+				}
 				if r.code != 0 {
 					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 				}
