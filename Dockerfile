@@ -1,11 +1,15 @@
-# gcloop's GitHub Action image (DESIGN §1, §12): a static binary on a
-# minimal base that holds CA certificates and nothing else. The runner builds
-# this file for `uses: gcloop/gcloop@<ref>`; the release workflow publishes
-# the same image to ghcr.io. internal/imagetest builds the binary with the
-# same command and checks that it is static and runs in an empty root.
+# gcloop's GitHub Action image (DESIGN §1, §12): a static binary and the CA
+# bundle on scratch, nothing else (no shell, no libc, no git).
+#
+# Two files, one final stage. This one builds from source: the runner builds
+# it for `uses: gcloop/gcloop@main` (action.yml on main says `image:
+# Dockerfile`). Dockerfile.release takes prebuilt static binaries instead:
+# the release workflow builds them with `go build` and publishes that image,
+# and the container tests build it here with no pulls. Their final stages
+# are the same instructions (internal/imagetest checks it).
 
 FROM golang:1.26-bookworm AS build
-# Set by the release workflow (a tag such as v1.2.0); empty reports "devel".
+# Set by whoever builds (a tag such as v1.2.0); empty reports "devel".
 ARG VERSION=
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-mod=readonly
 WORKDIR /src
@@ -14,10 +18,12 @@ COPY go.mod go.sum ./
 RUN go mod download && go mod verify
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/gcloop/gcloop/cmd/gcloop/internal/cli.version=${VERSION}" -o /out/gcloop ./cmd/gcloop
+# The build image's Debian CA bundle, beside the binary.
+RUN cp /etc/ssl/certs/ca-certificates.crt /out/ca-certificates.crt
 
-# distroless/static: CA certificates, /etc/passwd and tzdata; no shell, no
-# libc, no git. No USER and no WORKDIR: the runner mounts the workspace and
-# runs the container as it needs (GitHub's Docker action rules).
-FROM gcr.io/distroless/static-debian12
+# The image. No USER and no WORKDIR: the runner mounts the workspace and
+# picks the user and the working directory (GitHub's Docker action rules).
+FROM scratch
+COPY --from=build /out/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY --from=build /out/gcloop /gcloop
 ENTRYPOINT ["/gcloop"]

@@ -2,8 +2,10 @@ package action
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,56 +20,98 @@ import (
 // maxAnnotations is how many annotations a step shows (DESIGN §5.5).
 const maxAnnotations = 50
 
-// Files are the paths the run wrote, relative to the workspace.
+// Files are the absolute paths of the files the run wrote.
 type Files struct {
 	Report, Decision, Tasks string
 }
 
+// OutputDir is the directory a run writes its files under: $RUNNER_TEMP/gcloop
+// when the runner sets RUNNER_TEMP (in a Docker action it mounts the job's
+// temp directory at /github/runner_temp and translates the variable), else a
+// new temporary directory (a run by hand). Never the workspace: a container
+// running as root would leave root-owned files there.
+func OutputDir(runnerTemp string) (string, error) {
+	if runnerTemp == "" {
+		dir, err := os.MkdirTemp("", "gcloop-")
+		if err != nil {
+			return "", fmt.Errorf("write outputs: make a temporary directory: %w", err)
+		}
+		return dir, nil
+	}
+	abs, err := filepath.Abs(filepath.Join(runnerTemp, "gcloop"))
+	if err != nil {
+		return "", fmt.Errorf("write outputs: RUNNER_TEMP %q: %w", runnerTemp, err)
+	}
+	return abs, nil
+}
+
 // WriteFiles writes the report, the decision JSON and the task JSON under
-// .gcloop/<id>/ in the workspace, where later steps of the job find them.
-// It writes through an os.Root on the workspace: a .gcloop planted as a
-// symlink out of it is refused.
-func WriteFiles(ws string, res *Result) (Files, error) {
+// <id>/ in dir (see OutputDir), where later steps of the job find them by
+// the absolute paths of the outputs. It writes through an os.Root on dir: an
+// <id> planted as a symlink out of it is refused. Run as root in a directory
+// that belongs to another user (the runner's), what it makes is given to
+// that user, so that the runner can clean it up.
+func WriteFiles(dir string, res *Result) (Files, error) {
 	d := res.Decision
 	if !decide.ValidID(d.ID) { // the id names a directory
 		return Files{}, fmt.Errorf("write outputs: loop id %q: %s", d.ID, decide.IDRule)
 	}
-	root, err := os.OpenRoot(ws)
+	// The owner is that of the directory dir is made in: RUNNER_TEMP,
+	// made first when it is missing.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return Files{}, fmt.Errorf("write outputs: %w", err)
+	}
+	owner, err := ownerOf(filepath.Dir(dir))
 	if err != nil {
-		return Files{}, fmt.Errorf("write outputs: open the workspace: %w", err)
+		return Files{}, fmt.Errorf("write outputs: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Files{}, fmt.Errorf("write outputs: %w", err)
+	}
+	if err := owner.givePath(dir); err != nil {
+		return Files{}, fmt.Errorf("write outputs: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return Files{}, fmt.Errorf("write outputs: open %s: %w", dir, err)
 	}
 	defer root.Close()
-	dir := filepath.Join(".gcloop", d.ID)
-	if err := root.MkdirAll(dir, 0o755); err != nil {
-		return Files{}, fmt.Errorf("write outputs to %s: %w", dir, err)
+	if err := root.MkdirAll(d.ID, 0o755); err != nil {
+		return Files{}, fmt.Errorf("write outputs to %s: %w", filepath.Join(dir, d.ID), err)
 	}
-	f := Files{
-		Report:   filepath.ToSlash(filepath.Join(dir, "report.md")),
-		Decision: filepath.ToSlash(filepath.Join(dir, "decision.json")),
-		Tasks:    filepath.ToSlash(filepath.Join(dir, "tasks.json")),
+	if err := owner.give(root, d.ID); err != nil {
+		return Files{}, fmt.Errorf("write outputs: %w", err)
+	}
+	rel := Files{
+		Report:   filepath.Join(d.ID, "report.md"),
+		Decision: filepath.Join(d.ID, "decision.json"),
+		Tasks:    filepath.Join(d.ID, "tasks.json"),
 	}
 	full, err := fullReport(d)
 	if err != nil {
 		return Files{}, err
 	}
-	write := func(rel string, fill func(io.Writer) error) error {
-		out, err := root.Create(filepath.FromSlash(rel))
+	write := func(name string, fill func(io.Writer) error) error {
+		out, err := root.Create(name)
 		if err != nil {
-			return fmt.Errorf("write %s: %w", rel, err)
+			return fmt.Errorf("write %s: %w", filepath.Join(dir, name), err)
 		}
 		if err := fill(out); err != nil {
 			out.Close()
-			return fmt.Errorf("write %s: %w", rel, err)
+			return fmt.Errorf("write %s: %w", filepath.Join(dir, name), err)
 		}
-		return out.Close()
+		if err := out.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(dir, name), err)
+		}
+		return owner.give(root, name)
 	}
-	if err := write(f.Report, func(w io.Writer) error { _, err := io.WriteString(w, full); return err }); err != nil {
+	if err := write(rel.Report, func(w io.Writer) error { _, err := io.WriteString(w, full); return err }); err != nil {
 		return Files{}, err
 	}
-	if err := write(f.Decision, d.WriteJSON); err != nil {
+	if err := write(rel.Decision, d.WriteJSON); err != nil {
 		return Files{}, err
 	}
-	if err := write(f.Tasks, func(w io.Writer) error {
+	if err := write(rel.Tasks, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
@@ -76,7 +120,15 @@ func WriteFiles(ws string, res *Result) (Files, error) {
 	}); err != nil {
 		return Files{}, err
 	}
-	return f, nil
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Files{}, fmt.Errorf("write outputs: %w", err)
+	}
+	return Files{
+		Report:   filepath.Join(abs, rel.Report),
+		Decision: filepath.Join(abs, rel.Decision),
+		Tasks:    filepath.Join(abs, rel.Tasks),
+	}, nil
 }
 
 // fullReport is the report without the comment's size limit: the job
@@ -131,8 +183,12 @@ func joinInts(ns []int) string {
 // Publish writes the outputs, the job summary and the annotations through
 // the runner's file commands. Without GITHUB_OUTPUT or GITHUB_STEP_SUMMARY
 // (a run by hand) the outputs go to the log instead: go-githubactions
-// panics on a missing file command.
+// panics on a missing file command. A file command that cannot be written
+// is a *FileCommandError before anything is written, never a panic.
 func Publish(a *githubactions.Action, c *Context, res *Result, f Files, log io.Writer) error {
+	if err := checkFileCommands(c); err != nil {
+		return err
+	}
 	outs := Outputs(res, f)
 	for _, k := range outputOrder {
 		if c.OutputPath == "" {
@@ -242,14 +298,28 @@ func AppendDiscoveries(ws, rel string, res *Result) error {
 			"loop": d.Loop, "id": d.ID, "round": d.Round, "commit": res.Commit,
 		}})
 	}
+	owner, err := ownerOf(ws)
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", rel, err)
+	}
 	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return fmt.Errorf("append to %s: open the workspace: %w", rel, err)
 	}
 	defer root.Close()
-	f, err := root.OpenFile(filepath.FromSlash(p), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	name := filepath.FromSlash(p)
+	// Appending keeps an existing file's owner and mode; a file gcloop
+	// makes goes to the workspace's owner, not to the container's root.
+	_, statErr := root.Lstat(name)
+	f, err := root.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", rel, err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		if err := owner.give(root, name); err != nil {
+			f.Close()
+			return fmt.Errorf("append to %s: %w", rel, err)
+		}
 	}
 	enc := json.NewEncoder(f)
 	for _, l := range lines {

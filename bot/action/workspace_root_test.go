@@ -19,10 +19,10 @@ func TestWorkspaceFilesStayInTheRoot(t *testing.T) {
 		run  func(ws string) error
 		want string
 	}{
-		{"outputs under a .gcloop symlinked out", ".gcloop", func(ws string) error {
+		{"outputs under an <id> symlinked out of the output directory", "review", func(ws string) error {
 			_, err := WriteFiles(ws, decided(t))
 			return err
-		}, "write outputs to .gcloop/review"},
+		}, "write outputs to "},
 		{"a discoveries log symlinked out", "discoveries.ndjson", func(ws string) error {
 			return AppendDiscoveries(ws, "discoveries.ndjson", decided(t))
 		}, "append to discoveries.ndjson"},
@@ -36,7 +36,7 @@ func TestWorkspaceFilesStayInTheRoot(t *testing.T) {
 			t.Parallel()
 			ws, out := t.TempDir(), t.TempDir()
 			target := filepath.Join(out, "target")
-			if tt.link == ".gcloop" {
+			if tt.link == "review" {
 				if err := os.Mkdir(target, 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -48,7 +48,7 @@ func TestWorkspaceFilesStayInTheRoot(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "escapes") {
 				t.Fatalf("error = %v, want one starting %q about a path escaping the workspace", err, tt.want)
 			}
-			if tt.link == ".gcloop" {
+			if tt.link == "review" {
 				if entries, _ := os.ReadDir(target); len(entries) != 0 {
 					t.Errorf("wrote %d entries outside the workspace", len(entries))
 				}

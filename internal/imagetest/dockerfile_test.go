@@ -3,8 +3,12 @@ package imagetest
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The build command of the Dockerfile, which TestBinaryIsStaticAndRunsInAnEmptyRoot
@@ -79,17 +83,19 @@ func TestDockerfileBuildsAStaticBinaryOnAMinimalBase(t *testing.T) {
 	if len(st) != 2 {
 		t.Fatalf("Dockerfile has %d stages; want 2 (build, then the runtime image)", len(st))
 	}
-	build, final := st[0], st[len(st)-1]
+	build := st[0]
 
 	if from := build[0].args; !strings.HasPrefix(from, "golang:1.26") || !strings.HasSuffix(from, " AS build") {
 		t.Errorf("build stage %q: want golang:1.26… AS build (go.mod needs go >= 1.25)", from)
 	}
-	var haveBuild, haveDownload bool
+	var haveBuild, haveDownload, haveCA bool
 	for _, in := range build {
 		s := in.String()
 		switch {
 		case s == buildLine:
 			haveBuild = true
+		case s == caLine:
+			haveCA = true
 		case in.keyword == "RUN" && strings.Contains(s, "go mod download"):
 			haveDownload = true
 		case in.keyword == "COPY" && in.args == ". ." && !haveDownload:
@@ -102,27 +108,94 @@ func TestDockerfileBuildsAStaticBinaryOnAMinimalBase(t *testing.T) {
 	if !haveBuild {
 		t.Errorf("build stage: no instruction\n\t%s\n(internal/imagetest builds the tested binary with exactly this command)", buildLine)
 	}
+	if !haveCA {
+		t.Errorf("build stage: no instruction\n\t%s\n(scratch has no CA bundle of its own)", caLine)
+	}
+}
 
-	if final[0].args != "gcr.io/distroless/static-debian12" {
-		t.Errorf("runtime image FROM %q: want gcr.io/distroless/static-debian12 (CA certificates, no libc, no shell)", final[0].args)
+// caLine puts the build image's CA bundle beside the binary.
+const caLine = "RUN cp /etc/ssl/certs/ca-certificates.crt /out/ca-certificates.crt"
+
+// runtimeImage is what the final stage of both Dockerfiles must hold: the
+// destinations of its COPY instructions and its entrypoint.
+var runtimeImage = []string{
+	"FROM scratch",
+	"COPY → /etc/ssl/certs/ca-certificates.crt",
+	"COPY → /gcloop",
+	`ENTRYPOINT ["/gcloop"]`,
+}
+
+// finalStage describes the last stage of a Dockerfile as runtimeImage does,
+// with the sources of its COPY instructions, and lists every other
+// instruction as a problem; allowed are instructions that change nothing in
+// the image (an ARG).
+func finalStage(t *testing.T, file string, content []byte, allowed ...string) (shape, sources, problems []string) {
+	t.Helper()
+	st := stages(parseDockerfile(t, content))
+	if len(st) == 0 {
+		return nil, nil, []string{file + ": no FROM"}
 	}
-	want := map[string]bool{
-		"COPY --from=build /out/gcloop /gcloop": false,
-		`ENTRYPOINT ["/gcloop"]`:                false,
-	}
-	for _, in := range final[1:] {
-		s := in.String()
-		if _, ok := want[s]; ok {
-			want[s] = true
-			continue
+	for _, in := range st[len(st)-1] {
+		switch {
+		case in.keyword == "COPY":
+			f := strings.Fields(in.args)
+			if len(f) < 2 {
+				problems = append(problems, fmt.Sprintf("%s line %d: %s: want COPY SOURCE DEST", file, in.line, in))
+				continue
+			}
+			shape = append(shape, "COPY → "+f[len(f)-1])
+			sources = append(sources, strings.Join(f[:len(f)-1], " "))
+		case in.keyword == "FROM" || in.keyword == "ENTRYPOINT":
+			shape = append(shape, in.String())
+		case slices.Contains(allowed, in.String()):
+		default:
+			// DESIGN §12: the runner picks the user and the working directory.
+			problems = append(problems, fmt.Sprintf("%s line %d: %s in the runtime image; want only the CA bundle, the binary and its entrypoint (no USER, no WORKDIR)", file, in.line, in))
 		}
-		// DESIGN §12: the runner picks the user and the working directory.
-		t.Errorf("line %d: %s in the runtime image; want only the binary and its entrypoint (no USER, no WORKDIR)", in.line, s)
 	}
-	for s, seen := range want {
-		if !seen {
-			t.Errorf("runtime image: no %s", s)
+	return shape, sources, problems
+}
+
+func TestBothDockerfilesMakeTheSameRuntimeImage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file    string
+		allowed []string
+		sources []string
+	}{
+		{"Dockerfile", nil, []string{"--from=build /out/ca-certificates.crt", "--from=build /out/gcloop"}},
+		{"Dockerfile.release", []string{"ARG TARGETARCH"}, []string{"ca-certificates.crt", "gcloop-linux-${TARGETARCH}"}},
+	} {
+		shape, sources, problems := finalStage(t, tc.file, readRoot(t, tc.file), tc.allowed...)
+		for _, p := range problems {
+			t.Error(p)
 		}
+		if diff := cmp.Diff(runtimeImage, shape); diff != "" {
+			t.Errorf("%s: the runtime image differs from the released one (-want +got):\n%s", tc.file, diff)
+		}
+		if diff := cmp.Diff(tc.sources, sources); diff != "" {
+			t.Errorf("%s: COPY sources (-want +got):\n%s", tc.file, diff)
+		}
+	}
+	if n := len(stages(parseDockerfile(t, readRoot(t, "Dockerfile.release")))); n != 1 {
+		t.Errorf("Dockerfile.release has %d stages; want 1, so that it builds with no pull", n)
+	}
+}
+
+func TestFinalStageCheckFindsWhatTheImageMustNotHave(t *testing.T) {
+	t.Parallel()
+	bad := "FROM golang AS build\nRUN x\nFROM alpine\nUSER 1001\nWORKDIR /w\nCOPY a /gcloop\nARG X\nENTRYPOINT [\"/gcloop\"]\n"
+	shape, _, problems := finalStage(t, "D", []byte(bad))
+	if diff := cmp.Diff([]string{"FROM alpine", "COPY → /gcloop", `ENTRYPOINT ["/gcloop"]`}, shape); diff != "" {
+		t.Errorf("shape (-want +got):\n%s", diff)
+	}
+	want := []string{
+		"D line 4: USER 1001 in the runtime image; want only the CA bundle, the binary and its entrypoint (no USER, no WORKDIR)",
+		"D line 5: WORKDIR /w in the runtime image; want only the CA bundle, the binary and its entrypoint (no USER, no WORKDIR)",
+		"D line 7: ARG X in the runtime image; want only the CA bundle, the binary and its entrypoint (no USER, no WORKDIR)",
+	}
+	if diff := cmp.Diff(want, problems); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }
 

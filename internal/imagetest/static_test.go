@@ -18,7 +18,7 @@ import (
 // ${VERSION}, so that `gcloop version` proves the -X path is right.
 const testVersion = "v0.0.0-imagetest"
 
-// caBundle is the Debian CA bundle, the file distroless/static ships.
+// caBundle is the Debian CA bundle, the file the image ships beside the binary.
 const caBundle = "/etc/ssl/certs/ca-certificates.crt"
 
 // buildLikeTheDockerfile builds ./cmd/gcloop as the Dockerfile's build line
@@ -150,7 +150,7 @@ func TestBinaryIsStaticAndRunsInAnEmptyRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range problems {
-		t.Errorf("the image's binary is not static: %s (distroless/static has no libc and no loader)", p)
+		t.Errorf("the image's binary is not static: %s (the image is scratch: no libc and no loader)", p)
 	}
 
 	dir := emptyRoot(t, bin)

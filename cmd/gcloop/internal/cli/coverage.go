@@ -118,6 +118,9 @@ func runCoverageGuard(env *Env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return usagef("coverage guard: --format %q: want text or json", *format)
 	}
+	if err := requireTools(env, "gcloop coverage guard", "git"); err != nil {
+		return err
+	}
 	opts := guard.Options{}
 	if *patterns != "" {
 		for _, p := range strings.Split(*patterns, ",") {
@@ -217,6 +220,9 @@ func runCoverageCycle(env *Env, args []string) error {
 	}
 	if _, err := decide.LayerTarget(o.Layer); err != nil {
 		return usagef("coverage cycle: %v", err)
+	}
+	if err := requireTools(env, "gcloop coverage cycle", "git", "sh"); err != nil {
+		return err
 	}
 	o.Stdout, o.Stderr, o.Read = env.Stderr, env.Stderr, coverage.Read
 	res, err := cycle.Run(env.Ctx, o)

@@ -125,7 +125,13 @@ func runAction(env *Env, args []string) error {
 			a.Errorf("gcloop: GitHub API unavailable, decision partial: %s", oneLine(res.APIError.Error()))
 		}
 	}
-	files, err := action.WriteFiles(c.Workspace, res)
+	// The files go under RUNNER_TEMP (the runner mounts it into the
+	// container), never the workspace; the outputs carry their paths.
+	outDir, err := action.OutputDir(env.Getenv("RUNNER_TEMP"))
+	if err != nil {
+		return err
+	}
+	files, err := action.WriteFiles(outDir, res)
 	if err != nil {
 		return err
 	}
@@ -133,6 +139,12 @@ func runAction(env *Env, args []string) error {
 		action.PrintDryRun(env.Stdout, res)
 	}
 	if err := action.Publish(a, c, res, files, env.Stderr); err != nil {
+		var fc *action.FileCommandError
+		if errors.As(err, &fc) {
+			// The workflow command goes to stdout, which the runner reads
+			// even when the file commands cannot be written.
+			a.Errorf("gcloop: %s", oneLine(err.Error()))
+		}
 		return err
 	}
 	if opts.Discoveries != "" {
