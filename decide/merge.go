@@ -21,7 +21,7 @@ func Merge(pieces ...*Evidence) (*Evidence, error) {
 		from := strings.Join(p.Sources, ", ")
 		out.Sources = append(out.Sources, p.Sources...)
 		for _, f := range p.Findings {
-			k := dedupeKey(f)
+			k := DedupeKey(f)
 			if seen[k] {
 				continue
 			}
@@ -53,8 +53,10 @@ func Merge(pieces ...*Evidence) (*Evidence, error) {
 	return out, nil
 }
 
-// dedupeKey identifies the same finding reported by two files.
-func dedupeKey(f Finding) string {
+// DedupeKey identifies the same finding (DESIGN §3): same file, line,
+// severity and normalized message. Readers use it to count a finding
+// repeated within one log once, as Merge does across files.
+func DedupeKey(f Finding) string {
 	return fmt.Sprintf("%s\x00%d\x00%d\x00%s", f.File, f.Line, f.Severity, normalizeMessage(f.Message, false))
 }
 

@@ -48,6 +48,7 @@ func ReadCheckstyle(name string, r io.Reader) (*decide.Evidence, error) {
 	if n := ev.Omitted.Total(); n > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: kept the %d most severe of %d findings; %d omitted", name, len(ev.Findings), len(ev.Findings)+n, n))
 	}
+	ev.Notes = append(ev.Notes, cr.keep.dedupeNotes(name)...)
 	return ev, nil
 }
 
@@ -229,18 +230,6 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 		line = n
 	}
 	source := sarifCap(strings.TrimSpace(xmlsafe.Attr(t, "source")), sarifMaxField)
-	if isErr {
-		if sarifIsTypeChecker(source) || sarifIsTypeRule(source) {
-			cr.typ++
-		} else {
-			cr.lint++
-		}
-	}
-	cr.seq++
-	if !cr.keep.wants(sev, cr.seq) {
-		cr.keep.omitted.Add(sev)
-		return nil
-	}
 	msg := sarifCap(strings.TrimSpace(xmlsafe.Attr(t, "message")), sarifMaxMessage)
 	if msg == "" {
 		msg = source
@@ -248,14 +237,30 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 	if msg == "" {
 		msg = "(no message)"
 	}
-	cr.keep.add(cr.seq, decide.Finding{
+	f := decide.Finding{
 		Severity: sev,
 		File:     sarifCap(file, sarifMaxField),
 		Line:     line,
 		Rule:     source,
 		Message:  msg,
-		Source:   fmt.Sprintf("%s:%d", cr.name, at),
-	})
+	}
+	if isErr { // every error-level result, repeats too
+		if sarifIsTypeChecker(source) || sarifIsTypeRule(source) {
+			cr.typ++
+		} else {
+			cr.lint++
+		}
+	}
+	if cr.keep.duplicate(f) {
+		return nil
+	}
+	cr.seq++
+	if !cr.keep.wants(sev, cr.seq) {
+		cr.keep.omitted.Add(sev)
+		return nil
+	}
+	f.Source = fmt.Sprintf("%s:%d", cr.name, at)
+	cr.keep.add(cr.seq, f)
 	return nil
 }
 

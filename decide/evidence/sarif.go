@@ -695,6 +695,7 @@ type sarifReader struct {
 	badScores    int // security-severity values that are not numbers
 	unknownRef   int // results whose rule could not be found
 	overflow     int // results held back past sarifMaxPending
+	uncompared   int // results before the tool not held, so not deduplicated
 	extraRules   int // rules past sarifMaxRules
 }
 
@@ -1332,13 +1333,16 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) err
 	}
 	rule := run.lookup(ref, &sr.unknownRef)
 	sev, isErr := sarifResolve(key, rule)
-	sr.countError(run, ref.id, isErr, 1)
+	f.Severity = sev
+	sarifFillMessage(&f, res.msg, ref.comp, rule, run)
+	sr.countError(run, ref.id, isErr, 1) // every error-level result, repeats too
+	if sr.keep.duplicate(f) {
+		return nil
+	}
 	if !sr.keep.wants(sev, sr.seq) {
 		sr.keep.omitted.Add(sev)
 		return nil
 	}
-	f.Severity = sev
-	sarifFillMessage(&f, res.msg, ref.comp, rule, run)
 	sr.keep.add(sr.seq, f)
 	return nil
 }
@@ -1363,6 +1367,7 @@ func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Findi
 		if g.kept < MaxFindings {
 			sr.overflow++
 		}
+		sr.uncompared++
 		g.overflow++
 		return nil
 	}
@@ -1437,8 +1442,13 @@ func (sr *sarifReader) finishRun(run *sarifRun) {
 		if p.f.File != "" && run.bases != nil {
 			p.f.File = sarifRelBase(p.f.File, run.bases)
 		}
+		if sr.keep.duplicate(p.f) {
+			continue
+		}
 		sr.keep.add(p.seq, p.f)
 	}
+	// Results past the held-back cap were never held, so they cannot be
+	// compared: they are counted as they come (conservatively; noted).
 	for key, g := range run.groups {
 		missing := 0
 		rule := run.lookup(key.ref, &missing)
@@ -1619,6 +1629,10 @@ func (sr *sarifReader) finish() *decide.Evidence {
 	if sr.overflow > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: results come before the tool's rules; %d of them were counted but could not be held for ranking", sr.name, sr.overflow))
 	}
+	if sr.uncompared > 0 {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: %d results before the tool's rules were not held, so not compared for repeats: all counted (counts may be too high)", sr.name, sr.uncompared))
+	}
+	ev.Notes = append(ev.Notes, sr.keep.dedupeNotes(sr.name)...)
 	if n := ev.Omitted.Total(); n > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: kept the %d most severe of %d findings; %d omitted", sr.name, len(ev.Findings), len(ev.Findings)+n, n))
 	}

@@ -408,6 +408,7 @@ func TestReadSARIFNotes(t *testing.T) {
 		"t.sarif: 1 result with baselineState absent (fixed) ignored",
 		"t.sarif: 1 security-severity value was not a number; the level was used instead",
 		"t.sarif: 1 result names a rule the tool does not list; read with the default level warning",
+		"t.sarif: 1 repeated finding (same file, line, severity and message) counted once", // both results say the same
 	}
 	if diff := cmp.Diff(want, ev.Notes); diff != "" {
 		t.Errorf("notes mismatch (-want +got):\n%s", diff)
