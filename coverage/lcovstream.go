@@ -79,14 +79,14 @@ func lcovRepeatedPaths(seed maphash.Seed, r io.Reader, size int) (map[uint64]boo
 		pos := 0 // always at the start of a line
 		for pos < len(data) {
 			if !bytes.HasPrefix(data[pos:], []byte("SF:")) {
-				k := bytes.Index(data[pos:], []byte("\nSF:"))
-				if k < 0 {
+				at := nextSF(data, pos)
+				if at < 0 {
 					if nl := bytes.LastIndexByte(data[pos:], '\n'); nl >= 0 {
 						pos += nl + 1 // keep only the last, incomplete line
 					}
 					break
 				}
-				pos += k + 1
+				pos = at
 				continue
 			}
 			nl := bytes.IndexByte(data[pos:], '\n')
@@ -122,6 +122,24 @@ func lcovRepeatedPaths(seed maphash.Seed, r io.Reader, size int) (map[uint64]boo
 			buf = nb
 		}
 	}
+}
+
+// nextSF returns the start of the first line after data[pos] that begins
+// with "SF:", or -1. It looks for the rare 'S' (memchr speed), not for the
+// frequent '\n'.
+func nextSF(data []byte, pos int) int {
+	for from := pos + 1; from < len(data); {
+		k := bytes.Index(data[from:], []byte("SF:"))
+		if k < 0 {
+			return -1
+		}
+		at := from + k
+		if data[at-1] == '\n' {
+			return at
+		}
+		from = at + 1
+	}
+	return -1
 }
 
 // hashSet is a set of 64-bit hashes: open addressing, at most half full.
