@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/jsonscan"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
 
@@ -105,7 +106,7 @@ func (cr *csReader) read() error {
 		}
 		if se, ok := t.(xml.StartElement); ok {
 			if se.Name.Local != "checkstyle" {
-				return decide.LineError(cr.name, cr.d.Line(), "root element <%s>, expected <checkstyle>", sarifCap(se.Name.Local, 64))
+				return decide.LineError(cr.name, cr.d.Line(), "root element <%s>, expected <checkstyle>", jsonscan.Cap(se.Name.Local, 64))
 			}
 			break
 		}
@@ -127,7 +128,7 @@ func (cr *csReader) read() error {
 		}
 		switch t := t.(type) {
 		case xml.StartElement:
-			return decide.LineError(cr.name, cr.d.Line(), "element <%s> after the root element", sarifCap(t.Name.Local, 64))
+			return decide.LineError(cr.name, cr.d.Line(), "element <%s> after the root element", jsonscan.Cap(t.Name.Local, 64))
 		case xml.CharData:
 			if len(bytes.TrimSpace(t)) > 0 {
 				return decide.LineError(cr.name, cr.d.Line(), "text after the root element")
@@ -217,7 +218,7 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 	default:
 		s, err := decide.ParseSeverity(sevWord)
 		if err != nil {
-			return decide.LineError(cr.name, at, "unknown severity %q (want error, warning, info or ignore)", sarifCap(sevWord, 40))
+			return decide.LineError(cr.name, at, "unknown severity %q (want error, warning, info or ignore)", jsonscan.Cap(sevWord, 40))
 		}
 		sev = s
 	}
@@ -225,12 +226,12 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 	if v := strings.TrimSpace(xmlsafe.Attr(t, "line")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 1<<30 {
-			return decide.LineError(cr.name, at, "line %q is not a line number", sarifCap(v, 40))
+			return decide.LineError(cr.name, at, "line %q is not a line number", jsonscan.Cap(v, 40))
 		}
 		line = n
 	}
-	source := sarifCap(strings.TrimSpace(xmlsafe.Attr(t, "source")), sarifMaxField)
-	msg := sarifCap(strings.TrimSpace(xmlsafe.Attr(t, "message")), sarifMaxMessage)
+	source := jsonscan.Cap(strings.TrimSpace(xmlsafe.Attr(t, "source")), sarifMaxField)
+	msg := jsonscan.Cap(strings.TrimSpace(xmlsafe.Attr(t, "message")), sarifMaxMessage)
 	if msg == "" {
 		msg = source
 	}
@@ -239,7 +240,7 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 	}
 	f := decide.Finding{
 		Severity: sev,
-		File:     sarifCap(file, sarifMaxField),
+		File:     jsonscan.Cap(file, sarifMaxField),
 		Line:     line,
 		Rule:     source,
 		Message:  msg,
