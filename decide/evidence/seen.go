@@ -1,8 +1,7 @@
 package evidence
 
 import (
-	"encoding/binary"
-	"hash/fnv"
+	"hash/maphash"
 
 	"github.com/gcloop/gcloop/decide"
 )
@@ -23,15 +22,19 @@ type fingerprints struct {
 	slots [][2]uint64
 	n     int
 	full  int // findings not remembered because the set was full
+
+	seeds   [2]maphash.Seed
+	scratch []byte
 }
 
-// fingerprint is the 128-bit FNV-1a hash of a finding's dedupe key.
-func fingerprint(f decide.Finding) [2]uint64 {
-	h := fnv.New128a()
-	h.Write([]byte(decide.DedupeKey(f)))
-	var sum [16]byte
-	b := h.Sum(sum[:0])
-	fp := [2]uint64{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+// fingerprint is a 128-bit hash (two 64-bit hashes of different seeds)
+// of a finding's dedupe key; scratch is reused between calls.
+func (s *fingerprints) fingerprint(f decide.Finding) [2]uint64 {
+	if s.seeds[0] == (maphash.Seed{}) {
+		s.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	}
+	s.scratch = decide.AppendDedupeKey(s.scratch[:0], f)
+	fp := [2]uint64{maphash.Bytes(s.seeds[0], s.scratch), maphash.Bytes(s.seeds[1], s.scratch)}
 	fp[0] |= 1 // never the empty slot
 	return fp
 }
@@ -39,7 +42,7 @@ func fingerprint(f decide.Finding) [2]uint64 {
 // seenBefore reports whether f repeats a finding already offered, and
 // remembers f otherwise (while the set has room).
 func (s *fingerprints) seenBefore(f decide.Finding) bool {
-	fp := fingerprint(f)
+	fp := s.fingerprint(f)
 	if s.slots == nil {
 		s.slots = make([][2]uint64, 64)
 	}
