@@ -9,9 +9,11 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -327,6 +329,39 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// plainRun skips plain bytes of b from i eight at a time and returns where
+// it stopped: at the first byte that is '"', '\\' or below 0x20, or a few
+// bytes before the end of b (the caller goes on byte by byte). In each
+// mask below the lowest flagged byte is a true match (borrows only run
+// upwards from a match), so no match is ever skipped.
+func plainRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ 0x2222222222222222 // '"' becomes 0
+		e := x ^ 0x5c5c5c5c5c5c5c5c // '\\' becomes 0
+		m := ((q - ones) &^ q) | ((e - ones) &^ e) | ((x - 0x2020202020202020) &^ x)
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return i
+}
+
+// isASCII reports whether b has no byte of 0x80 or above, eight bytes at
+// a time.
+func isASCII(b []byte) bool {
+	var or uint64
+	for len(b) >= 8 {
+		or |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		or |= uint64(c)
+	}
+	return or&0x8080808080808080 == 0
+}
+
 // str consumes a string (the opening quote next) and returns its unescaped
 // bytes, at most limit of them (valid until the next call); cut reports
 // that more were dropped. Invalid UTF-8 and lone surrogates become U+FFFD,
@@ -335,8 +370,9 @@ func (s *Scanner) str(limit int) (b []byte, cut bool, err error) {
 	start := s.Off()
 	s.pos++ // the opening quote
 	s.sb = s.sb[:0]
+	high := false // a byte of 0x80 or above was kept: check the UTF-8
 	for {
-		i := s.pos
+		i := plainRun(s.buf[:s.end], s.pos)
 		for i < s.end && plain[s.buf[i]] {
 			i++
 		}
@@ -348,6 +384,7 @@ func (s *Scanner) str(limit int) (b []byte, cut bool, err error) {
 				}
 				chunk, cut = chunk[:room], true
 			}
+			high = high || !isASCII(chunk)
 			s.sb = append(s.sb, chunk...)
 		} else if i > s.pos {
 			cut = true
@@ -365,7 +402,7 @@ func (s *Scanner) str(limit int) (b []byte, cut bool, err error) {
 		switch c := s.buf[i]; {
 		case c == '"':
 			s.pos++
-			if !utf8.Valid(s.sb) {
+			if high && !utf8.Valid(s.sb) {
 				s.sb = []byte(strings.ToValidUTF8(string(s.sb), "\uFFFD"))
 			}
 			return s.sb, cut, nil

@@ -143,3 +143,27 @@ func FuzzScanner(f *testing.F) {
 		}
 	})
 }
+
+// plainRun stops exactly where the byte-by-byte loop stops, or before.
+func TestPlainRun(t *testing.T) {
+	t.Parallel()
+	for n := 0; n < 40; n++ {
+		for _, special := range []byte{'"', '\\', 0x00, 0x1f, 0x7f, 0x80, 0xff, 'a', 0x20} {
+			b := []byte(strings.Repeat("é", 20))[:n]
+			b = append(b, special, 'x', 'y')
+			for from := 0; from <= n; from++ {
+				want := from
+				for want < len(b) && plain[b[want]] {
+					want++
+				}
+				got := plainRun(b, from)
+				if got > want || got < from {
+					t.Fatalf("plainRun(%q, %d) = %d, want at most %d", b, from, got, want)
+				}
+				if got < want && len(b)-got >= 8 {
+					t.Fatalf("plainRun(%q, %d) = %d stopped early at a plain byte (want %d)", b, from, got, want)
+				}
+			}
+		}
+	}
+}
