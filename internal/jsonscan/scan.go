@@ -210,9 +210,10 @@ func (s *Scanner) open(what, field string, d byte) error {
 }
 
 // member advances to the next member of an object opened with open and
-// returns its key (valid until the next call); ok is false after the
-// closing brace. first must start true.
-func (s *Scanner) member(first *bool) (key []byte, ok bool, err error) {
+// returns its key (valid until the next call; at most keyLimit bytes of
+// it, 0 when the caller does not need it); ok is false after the closing
+// brace. first must start true.
+func (s *Scanner) member(first *bool, keyLimit int) (key []byte, ok bool, err error) {
 	c, err := s.Next()
 	if err != nil {
 		return nil, false, err
@@ -234,7 +235,7 @@ func (s *Scanner) member(first *bool) (key []byte, ok bool, err error) {
 	if c != '"' {
 		return nil, false, s.Errorf(s.Off(), "invalid JSON: expected a string as object key, found %s", Kind(c))
 	}
-	key, _, err = s.str(256)
+	key, _, err = s.str(keyLimit)
 	if err != nil {
 		return nil, false, err
 	}
@@ -283,7 +284,7 @@ func (s *Scanner) Object(what, field string, fn func(key []byte) error) error {
 		return err
 	}
 	for first := true; ; {
-		key, ok, err := s.member(&first)
+		key, ok, err := s.member(&first, 256)
 		if err != nil || !ok {
 			return err
 		}
@@ -591,7 +592,7 @@ func (s *Scanner) Skip(depth int) error {
 		for {
 			var ok bool
 			if c == '{' {
-				_, ok, err = s.member(&first)
+				_, ok, err = s.member(&first, 0)
 			} else {
 				ok, err = s.elem(&first)
 			}
