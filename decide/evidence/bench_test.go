@@ -3,6 +3,7 @@ package evidence
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -273,5 +274,30 @@ func BenchmarkCompareJQ(b *testing.B) {
 			b.ReportMetric(best.wall, r.label+"-s")
 			b.Logf("%-14s wall %7.3f s  cpu %6.2f s  rss %6.1f MB  %v", r.label, best.wall, best.cpu, best.rssMB, walls)
 		}
+	}
+}
+
+// BenchmarkDecoderTokenWalk100k only walks the tokens of the 100 000-result
+// log with encoding/json's Decoder.Token, for comparison with
+// BenchmarkReadSARIF100k: a lower bound for a reader built on Token.
+func BenchmarkDecoderTokenWalk100k(b *testing.B) {
+	path, size := benchSARIFFile(b, 100000)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
+		for {
+			if _, err := dec.Token(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+		f.Close()
 	}
 }
