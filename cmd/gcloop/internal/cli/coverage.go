@@ -114,9 +114,12 @@ func readCoverageFile(name string) (*decide.Evidence, coverage.Format, error) {
 func streamableLCOV(files []string) (string, error) {
 	lcov, others := "", 0
 	for _, name := range files {
-		f, err := sniffCoverageFile(name)
+		f, regular, err := sniffCoverageFile(name)
 		if err != nil {
 			return "", err
+		}
+		if !regular {
+			return "", nil // a pipe is read once, as it comes
 		}
 		switch f {
 		case coverage.FormatLCOV:
@@ -136,19 +139,28 @@ func streamableLCOV(files []string) (string, error) {
 }
 
 // sniffCoverageFile tells the format of a report from its first bytes;
-// "" when it is none (reading it then gives the error).
-func sniffCoverageFile(name string) (coverage.Format, error) {
-	f, err := os.Open(name)
+// "" when it is none (reading it then gives the error). A file that is not
+// a regular file (a named pipe, a process substitution) is not read:
+// regular is false, and it cannot be read twice.
+func sniffCoverageFile(name string) (f coverage.Format, regular bool, err error) {
+	st, err := os.Stat(name)
 	if err != nil {
-		return "", fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
+		return "", false, fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
 	}
-	defer f.Close()
+	if !st.Mode().IsRegular() {
+		return "", false, nil
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return "", false, fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
+	}
+	defer file.Close()
 	head := make([]byte, coverage.SniffLen)
-	n, err := io.ReadFull(f, head)
+	n, err := io.ReadFull(file, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return "", fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
+		return "", false, fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
 	}
-	return coverage.Sniff(head[:n]), nil
+	return coverage.Sniff(head[:n]), true, nil
 }
 
 // streamCoverageFile reads an LCOV report, folding its files into ru.
