@@ -359,3 +359,96 @@ func summaryLine(label, stdout, stderr string) string {
 	}
 	return ""
 }
+
+// genLCOVFiles writes about size bytes of LCOV over exactly files distinct
+// source files, one record each (SF, DA lines, LF/LH, end_of_record): the
+// shape of a monorepo report, for the memory of `gcloop coverage report`.
+func genLCOVFiles(w io.Writer, size int64, files int) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	r := benchRand(2463534242)
+	per := size / int64(files)
+	var buf []byte
+	for f := 0; f < files; f++ {
+		buf = fmt.Appendf(buf[:0], "SF:/src/monorepo/services/svc%03d/internal/pkg%02d/file%06d.ts\n", f%500, f%37, f)
+		l, n, hit := 0, 0, 0
+		for int64(len(buf)) < per-24 {
+			l += 1 + r.next(3)
+			c := benchCount(&r)
+			if c > 0 {
+				hit++
+			}
+			n++
+			buf = fmt.Appendf(buf, "DA:%d,%d\n", l, c)
+		}
+		buf = fmt.Appendf(buf, "LF:%d\nLH:%d\nend_of_record\n", n, hit)
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// BenchmarkCompareCLI runs the built `gcloop coverage report` side by side
+// with `lcov --summary` and `wc -l` on the same generated files, each as a
+// process under /usr/bin/time -v: a 190 MB LCOV of 60 000 files, one of
+// the same size with 240 000 files, and a 190 MB Go profile. Fast runs are
+// repeated and the best kept, as in BenchmarkCompareTools. Use
+// -benchtime=1x.
+func BenchmarkCompareCLI(b *testing.B) {
+	for _, tool := range []string{"/usr/bin/time", "lcov", "wc", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			b.Skipf("%s not installed", tool)
+		}
+	}
+	dir := b.TempDir()
+	const size = 190 << 20
+	lcov60k := benchFile(b, "60k.info", func(w io.Writer) error { return genLCOVFiles(w, size, 60_000) })
+	lcov240k := benchFile(b, "240k.info", func(w io.Writer) error { return genLCOVFiles(w, size, 240_000) })
+	src := filepath.Join(dir, "mod")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	prof := filepath.Join(src, "big.out")
+	pf, err := os.Create(prof)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := genGoProfile(pf, size, src); err != nil {
+		b.Fatal(err)
+	}
+	pf.Close()
+	gcloop := filepath.Join(dir, "gcloop")
+	if out, err := exec.Command("go", "build", "-o", gcloop, "github.com/gcloop/gcloop/cmd/gcloop").CombinedOutput(); err != nil {
+		b.Fatalf("go build gcloop: %v\n%s", err, out)
+	}
+	runs := []struct {
+		label  string
+		args   []string
+		repeat int
+	}{
+		{"report-60k", []string{gcloop, "coverage", "report", lcov60k}, compareRepeat},
+		{"lcov-summary-60k", []string{"lcov", "--summary", lcov60k}, 1},
+		{"report-240k", []string{gcloop, "coverage", "report", lcov240k}, compareRepeat},
+		{"report-240k-all", []string{"sh", "-c", gcloop + " coverage report --files all " + lcov240k + " > /dev/null"}, compareRepeat},
+		{"lcov-summary-240k", []string{"lcov", "--summary", lcov240k}, 1},
+		{"wc-l-goprofile", []string{"wc", "-l", prof}, compareRepeat},
+		{"report-goprofile", []string{gcloop, "coverage", "report", prof}, compareRepeat},
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range runs {
+			var best measured
+			var walls []string
+			for k := 0; k < r.repeat; k++ {
+				m := measure(b, r.label, "", r.args)
+				walls = append(walls, fmt.Sprintf("%.3f", m.wall))
+				if k == 0 || m.wall < best.wall {
+					best = m
+				}
+			}
+			b.ReportMetric(best.wall, r.label+"-s")
+			b.ReportMetric(best.rssMB, r.label+"-MB")
+			b.Logf("%-18s wall %8.3f s  cpu %7.3f s  rss %7.1f MB  %v", r.label, best.wall, best.cpu, best.rssMB, walls)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package coverage
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 	"io"
 	"math/bits"
 	"slices"
@@ -18,8 +19,12 @@ import (
 // Function and branch records are skipped; unknown upper-case keys are
 // skipped too, since newer lcov versions add some.
 func ReadLCOV(name string, r io.Reader) (*decide.CoverageFacts, error) {
+	return readLCOV(name, r, newLineTally(name))
+}
+
+// readLCOV parses LCOV into the tally t.
+func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, error) {
 	s := newLineScanner(name, r)
-	t := newLineTally(name)
 	var (
 		path    []byte // SF of the open record
 		open    bool
@@ -78,7 +83,7 @@ func ReadLCOV(name string, r io.Reader) (*decide.CoverageFacts, error) {
 	if open {
 		return nil, decide.LineError(name, s.line, "truncated: the record of %q opened at line %d has no end_of_record", pathStr, openAt)
 	}
-	if len(t.files) == 0 {
+	if len(t.files) == 0 && (t.stream == nil || t.stream.files == 0) {
 		return nil, decide.LineError(name, s.line+1, "no source file record (SF:) in LCOV data")
 	}
 	return t.facts(FormatLCOV), nil
@@ -299,6 +304,7 @@ type lineHit struct {
 // hit it — what `lcov --summary` and gcovr do.
 type lineTally struct {
 	name     string
+	stream   *lineStream // non-nil: emit files as they end (StreamLCOV)
 	files    []decide.FileCoverage
 	sums     map[string]*lineSummary
 	cur      []lineHit
@@ -345,6 +351,18 @@ func (t *lineTally) end(path string, errLine int) error {
 		cur = out
 	}
 	t.cur, t.unsorted = t.cur[:0], false
+	if st := t.stream; st != nil && !st.repeated[maphash.String(st.seed, path)] {
+		// The only record of this file: emit it, keep nothing.
+		var covered int64
+		for _, h := range cur {
+			covered += int64(b2u(h.hit))
+		}
+		st.files++
+		st.covered += covered
+		st.total += int64(len(cur))
+		st.emit(decide.FileCoverage{Path: path, Covered: covered, Total: int64(len(cur))})
+		return nil
+	}
 	sum, seen := t.sums[path]
 	if seen {
 		cur = mergeLineHits(sum.decode(nil), cur)
@@ -366,12 +384,21 @@ func (t *lineTally) end(path string, errLine int) error {
 	return nil
 }
 
-// facts returns the totals.
+// facts returns the totals. A streaming tally emits the files it merged
+// from several records now, and returns no Files.
 func (t *lineTally) facts(format Format) *decide.CoverageFacts {
 	f := &decide.CoverageFacts{Format: string(format), Files: t.files}
 	for _, fc := range t.files {
 		f.Covered += fc.Covered
 		f.Total += fc.Total
+	}
+	if st := t.stream; st != nil {
+		for _, fc := range t.files {
+			st.emit(fc)
+		}
+		f.Files = nil
+		f.Covered += st.covered
+		f.Total += st.total
 	}
 	return f
 }

@@ -1,12 +1,15 @@
 package coverage
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
@@ -25,12 +28,44 @@ const ReportSchema = "gcloop/coverage/v1"
 // absent values are null, never omitted: "lines" is null without a coverage
 // report, its covered/total are null when only a percentage is known
 // (run-<layer>.json), and "tests" is null without a test report.
+//
+// Beyond the contract's keys (DESIGN §11: bounded memory), "files" lists
+// the WorstFiles files of lowest coverage unless all files are asked for
+// (ListAll, streamed by WriteJSON); "file_count" is the number of distinct
+// files, "files_listed" says "worst" or "all", and "directories" rolls the
+// files up by directory (at most MaxDirectories, then OtherDirectories).
 type Report struct {
-	Schema string       `json:"schema"`
-	Format string       `json:"format"`
-	Lines  *ReportLines `json:"lines"`
-	Files  []ReportFile `json:"files"`
-	Tests  *ReportTests `json:"tests"`
+	Schema      string       `json:"schema"`
+	Format      string       `json:"format"`
+	Lines       *ReportLines `json:"lines"`
+	Files       []ReportFile `json:"files"`
+	FileCount   int          `json:"file_count"`
+	FilesListed string       `json:"files_listed"`
+	Directories []ReportDir  `json:"directories"`
+	Tests       *ReportTests `json:"tests"`
+
+	all   []decide.FileCoverage // ListAll: every file, sorted by path, written by WriteJSON
+	worst []ReportFile          // ListAll: the worst files, for WriteMarkdown
+}
+
+// Listing tells which files a report lists.
+type Listing int
+
+// The listings of `coverage report --files worst|all`.
+const (
+	ListWorst Listing = iota // the WorstFiles files of lowest coverage
+	ListAll                  // every file, streamed
+)
+
+// ParseListing reads the value of --files.
+func ParseListing(s string) (Listing, error) {
+	switch s {
+	case "worst":
+		return ListWorst, nil
+	case "all":
+		return ListAll, nil
+	}
+	return 0, fmt.Errorf("--files %q: want worst or all", s)
 }
 
 // ReportLines holds the line totals.
@@ -67,9 +102,20 @@ type ReportFailure struct {
 
 // NewReport builds the report of merged evidence; formats are the formats
 // read, in order, and become the "format" field joined with "+" (each
-// named once).
-func NewReport(e *decide.Evidence, formats []Format) Report {
-	rep := Report{Schema: ReportSchema, Files: []ReportFile{}}
+// named once). With ListAll it sorts e's files by path in place and keeps
+// them for WriteJSON to stream, copying none.
+func NewReport(e *decide.Evidence, formats []Format, list Listing) Report {
+	return newReport(e, formats, list, nil)
+}
+
+// NewRolledUpReport is NewReport for coverage whose files were streamed
+// into ru (StreamLCOV) rather than listed in e.
+func NewRolledUpReport(e *decide.Evidence, formats []Format, ru *RollUp) Report {
+	return newReport(e, formats, ListWorst, ru)
+}
+
+func newReport(e *decide.Evidence, formats []Format, list Listing, ru *RollUp) Report {
+	rep := Report{Schema: ReportSchema, Files: []ReportFile{}, FilesListed: "worst", Directories: []ReportDir{}}
 	var seen []string
 	for _, f := range formats {
 		if !slices.Contains(seen, string(f)) {
@@ -98,10 +144,23 @@ func NewReport(e *decide.Evidence, formats []Format) Report {
 			}
 		}
 		rep.Lines = l
-		for _, f := range c.Files {
-			rep.Files = append(rep.Files, ReportFile{Path: f.Path, Covered: f.Covered, Total: f.Total, Percent: round2(f.Percent())})
+		if ru == nil {
+			n := WorstFiles
+			if list == ListAll {
+				rep.FilesListed = "all"
+				slices.SortStableFunc(c.Files, func(a, b decide.FileCoverage) int { return cmp.Compare(a.Path, b.Path) })
+				rep.all = c.Files
+			}
+			ru = newRollUp(n)
+			for _, f := range c.Files {
+				ru.Add(f)
+			}
 		}
-		slices.SortStableFunc(rep.Files, func(a, b ReportFile) int { return cmp.Compare(a.Path, b.Path) })
+		rep.FileCount = ru.files
+		rep.Files, rep.Directories = ru.result()
+		if rep.all != nil {
+			rep.worst, rep.Files = rep.Files, []ReportFile{}
+		}
 	}
 	if t := e.Tests; t != nil {
 		rt := &ReportTests{Passed: t.Passed, Failed: t.Failed, Skipped: t.Skipped, Failures: []ReportFailure{}}
@@ -123,12 +182,54 @@ func NewReport(e *decide.Evidence, formats []Format) Report {
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
-// WriteJSON writes the report as one indented JSON object.
+// WriteJSON writes the report as one indented JSON object. With ListAll
+// the files are written one at a time, as they are encoded.
 func (r Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	if r.all == nil {
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	// The top-level "files" is the empty array; put the files in its place.
+	head, tail, ok := bytes.Cut(buf.Bytes(), []byte("\n  \"files\": [],\n"))
+	if !ok {
+		return fmt.Errorf("coverage report: no files array in the JSON to fill")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head)
+	bw.WriteString("\n  \"files\": [")
+	var line []byte
+	var str bytes.Buffer // one path, encoded as encoding/json does
+	strEnc := json.NewEncoder(&str)
+	strEnc.SetEscapeHTML(false)
+	for i, f := range r.all {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		line = line[:0]
+		line = append(line, "\n    {\n      \"path\": "...)
+		str.Reset()
+		if err := strEnc.Encode(f.Path); err != nil {
+			return err
+		}
+		line = append(line, bytes.TrimSuffix(str.Bytes(), []byte("\n"))...)
+		line = fmt.Appendf(line, ",\n      \"covered\": %d,\n      \"total\": %d,\n      \"percent\": ", f.Covered, f.Total)
+		line = strconv.AppendFloat(line, round2(f.Percent()), 'f', -1, 64)
+		line = append(line, "\n    }"...)
+		bw.Write(line)
+	}
+	if len(r.all) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("],\n")
+	bw.Write(tail)
+	return bw.Flush()
 }
 
 // MaxMarkdownRows caps the file and failure tables of WriteMarkdown.
@@ -150,18 +251,22 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	default:
 		fmt.Fprintf(&b, "**Lines:** %.2f%% (%d of %d)\n", *l.Percent, *l.Covered, *l.Total)
 	}
-	if len(r.Files) > 0 {
-		files := slices.Clone(r.Files)
-		slices.SortStableFunc(files, func(a, b ReportFile) int {
-			return cmp.Or(cmp.Compare(a.Percent, b.Percent), cmp.Compare(b.Total-b.Covered, a.Total-a.Covered), cmp.Compare(a.Path, b.Path))
-		})
+	listed := r.Files
+	if r.all != nil {
+		listed = r.worst
+	}
+	if len(listed) > 0 {
+		files := slices.Clone(listed)
+		slices.SortStableFunc(files, worseFile)
 		b.WriteString("\n| File | Covered | Lines | % |\n|---|---:|---:|---:|\n")
 		for i, f := range files {
 			if i == MaxMarkdownRows {
-				fmt.Fprintf(&b, "\n… and %d more files.\n", len(files)-MaxMarkdownRows)
 				break
 			}
 			fmt.Fprintf(&b, "| %s | %d | %d | %.2f |\n", mdCell(f.Path, 120), f.Covered, f.Total, f.Percent)
+		}
+		if shown := min(len(files), MaxMarkdownRows); r.FileCount > shown {
+			fmt.Fprintf(&b, "\n… and %d more files.\n", r.FileCount-shown)
 		}
 	}
 	if t := r.Tests; t != nil {

@@ -52,7 +52,7 @@ func TestReportGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rep := NewReport(tt.e, tt.formats)
+			rep := NewReport(tt.e, tt.formats, ListWorst)
 			var js, md bytes.Buffer
 			if err := rep.WriteJSON(&js); err != nil {
 				t.Fatal(err)
@@ -92,7 +92,7 @@ func TestReportOfRealFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := NewReport(e, []Format{f})
+	rep := NewReport(e, []Format{f}, ListWorst)
 	if rep.Schema != "gcloop/coverage/v1" || rep.Tests != nil || *rep.Lines.Percent != 70.83 || len(rep.Files) != 3 || rep.Files[0].Path != "main.c" {
 		t.Errorf("report %+v", rep)
 	}

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -21,7 +22,7 @@ func Merge(pieces ...*Evidence) (*Evidence, error) {
 		from := strings.Join(p.Sources, ", ")
 		out.Sources = append(out.Sources, p.Sources...)
 		for _, f := range p.Findings {
-			k := dedupeKey(f)
+			k := DedupeKey(f)
 			if seen[k] {
 				continue
 			}
@@ -53,9 +54,56 @@ func Merge(pieces ...*Evidence) (*Evidence, error) {
 	return out, nil
 }
 
-// dedupeKey identifies the same finding reported by two files.
-func dedupeKey(f Finding) string {
-	return fmt.Sprintf("%s\x00%d\x00%d\x00%s", f.File, f.Line, f.Severity, normalizeMessage(f.Message, false))
+// DedupeKey identifies the same finding (DESIGN §3): same file, line,
+// severity and normalized message. Readers use it to count a finding
+// repeated within one log once, as Merge does across files.
+func DedupeKey(f Finding) string {
+	return string(AppendDedupeKey(nil, f))
+}
+
+// AppendDedupeKey appends DedupeKey(f) to dst without other allocation
+// for ASCII messages, for readers that fingerprint every finding.
+func AppendDedupeKey(dst []byte, f Finding) []byte {
+	dst = append(dst, f.File...)
+	dst = append(dst, 0)
+	dst = strconv.AppendInt(dst, int64(f.Line), 10)
+	dst = append(dst, 0)
+	dst = strconv.AppendInt(dst, int64(f.Severity), 10)
+	dst = append(dst, 0)
+	if !isASCII(f.Message) {
+		return append(dst, normalizeMessage(f.Message, false)...)
+	}
+	// normalizeMessage(f.Message, false) for ASCII, byte by byte.
+	start, space := len(dst), false
+	for i := 0; i < len(f.Message); i++ {
+		c := f.Message[i]
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			space = len(dst) > start
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if space {
+			dst = append(dst, ' ')
+			space = false
+		}
+		dst = append(dst, c)
+	}
+	for len(dst) > start && strings.IndexByte(".:;!, ", dst[len(dst)-1]) >= 0 {
+		dst = dst[:len(dst)-1]
+	}
+	return dst
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // normalizeMessage lower-cases a message, collapses white space and drops

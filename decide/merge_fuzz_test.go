@@ -183,7 +183,7 @@ func FuzzMerge(f *testing.F) {
 			lint += p.LintErrors
 			types += p.TypeErrors
 			for _, f := range p.Findings {
-				keys[dedupeKey(f)] = true
+				keys[DedupeKey(f)] = true
 			}
 		}
 		if diff := cmp.Diff(sources, got.Sources); diff != "" {
@@ -196,10 +196,10 @@ func FuzzMerge(f *testing.F) {
 			t.Fatalf("%d findings kept, %d distinct ones given", len(got.Findings), len(keys))
 		}
 		for _, f := range got.Findings {
-			if !keys[dedupeKey(f)] {
+			if !keys[DedupeKey(f)] {
 				t.Fatalf("finding %+v kept twice, or never given", f)
 			}
-			delete(keys, dedupeKey(f)) // a second finding with this key fails above next time
+			delete(keys, DedupeKey(f)) // a second finding with this key fails above next time
 		}
 		if len(keys) != 0 {
 			t.Fatalf("findings lost: %v", keys)
@@ -207,7 +207,7 @@ func FuzzMerge(f *testing.F) {
 		for _, f := range got.Findings {
 			reworded := f
 			reworded.Message = sameMessage(f.Message)
-			if dedupeKey(reworded) != dedupeKey(f) {
+			if DedupeKey(reworded) != DedupeKey(f) {
 				t.Fatalf("%q and %q are not the same finding", f.Message, reworded.Message)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/jsonscan"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
 
@@ -48,6 +49,7 @@ func ReadCheckstyle(name string, r io.Reader) (*decide.Evidence, error) {
 	if n := ev.Omitted.Total(); n > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: kept the %d most severe of %d findings; %d omitted", name, len(ev.Findings), len(ev.Findings)+n, n))
 	}
+	ev.Notes = append(ev.Notes, cr.keep.dedupeNotes(name)...)
 	return ev, nil
 }
 
@@ -104,7 +106,7 @@ func (cr *csReader) read() error {
 		}
 		if se, ok := t.(xml.StartElement); ok {
 			if se.Name.Local != "checkstyle" {
-				return decide.LineError(cr.name, cr.d.Line(), "root element <%s>, expected <checkstyle>", sarifCap(se.Name.Local, 64))
+				return decide.LineError(cr.name, cr.d.Line(), "root element <%s>, expected <checkstyle>", jsonscan.Cap(se.Name.Local, 64))
 			}
 			break
 		}
@@ -126,7 +128,7 @@ func (cr *csReader) read() error {
 		}
 		switch t := t.(type) {
 		case xml.StartElement:
-			return decide.LineError(cr.name, cr.d.Line(), "element <%s> after the root element", sarifCap(t.Name.Local, 64))
+			return decide.LineError(cr.name, cr.d.Line(), "element <%s> after the root element", jsonscan.Cap(t.Name.Local, 64))
 		case xml.CharData:
 			if len(bytes.TrimSpace(t)) > 0 {
 				return decide.LineError(cr.name, cr.d.Line(), "text after the root element")
@@ -216,7 +218,7 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 	default:
 		s, err := decide.ParseSeverity(sevWord)
 		if err != nil {
-			return decide.LineError(cr.name, at, "unknown severity %q (want error, warning, info or ignore)", sarifCap(sevWord, 40))
+			return decide.LineError(cr.name, at, "unknown severity %q (want error, warning, info or ignore)", jsonscan.Cap(sevWord, 40))
 		}
 		sev = s
 	}
@@ -224,38 +226,42 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 	if v := strings.TrimSpace(xmlsafe.Attr(t, "line")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 1<<30 {
-			return decide.LineError(cr.name, at, "line %q is not a line number", sarifCap(v, 40))
+			return decide.LineError(cr.name, at, "line %q is not a line number", jsonscan.Cap(v, 40))
 		}
 		line = n
 	}
-	source := sarifCap(strings.TrimSpace(xmlsafe.Attr(t, "source")), sarifMaxField)
-	if isErr {
-		if sarifIsTypeChecker(source) || sarifIsTypeRule(source) {
-			cr.typ++
-		} else {
-			cr.lint++
-		}
-	}
-	cr.seq++
-	if !cr.keep.wants(sev, cr.seq) {
-		cr.keep.omitted.Add(sev)
-		return nil
-	}
-	msg := sarifCap(strings.TrimSpace(xmlsafe.Attr(t, "message")), sarifMaxMessage)
+	source := jsonscan.Cap(strings.TrimSpace(xmlsafe.Attr(t, "source")), sarifMaxField)
+	msg := jsonscan.Cap(strings.TrimSpace(xmlsafe.Attr(t, "message")), sarifMaxMessage)
 	if msg == "" {
 		msg = source
 	}
 	if msg == "" {
 		msg = "(no message)"
 	}
-	cr.keep.add(cr.seq, decide.Finding{
+	f := decide.Finding{
 		Severity: sev,
-		File:     sarifCap(file, sarifMaxField),
+		File:     jsonscan.Cap(file, sarifMaxField),
 		Line:     line,
 		Rule:     source,
 		Message:  msg,
-		Source:   fmt.Sprintf("%s:%d", cr.name, at),
-	})
+	}
+	if isErr { // every error-level result, repeats too
+		if sarifIsTypeChecker(source) || sarifIsTypeRule(source) {
+			cr.typ++
+		} else {
+			cr.lint++
+		}
+	}
+	if cr.keep.duplicate(f) {
+		return nil
+	}
+	cr.seq++
+	if !cr.keep.wants(sev, cr.seq) {
+		cr.keep.omitted.Add(sev)
+		return nil
+	}
+	f.Source = fmt.Sprintf("%s:%d", cr.name, at)
+	cr.keep.add(cr.seq, f)
 	return nil
 }
 

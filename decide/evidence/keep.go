@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/gcloop/gcloop/decide"
@@ -14,6 +15,32 @@ type keeper struct {
 	next    int // sequence of the last pushed finding
 	items   []keptFinding
 	omitted decide.Counts
+	seen    fingerprints // findings offered, to count a repeat once
+	dups    int          // repeats dropped
+}
+
+// duplicate reports whether f (with its severity and message set) repeats
+// a finding already offered to this keeper; a repeat is counted once, as
+// decide.Merge counts the same finding in two files (DESIGN §3).
+func (k *keeper) duplicate(f decide.Finding) bool {
+	if k.seen.seenBefore(f) {
+		k.dups++
+		return true
+	}
+	return false
+}
+
+// dedupeNotes says how many repeats were dropped and whether the
+// fingerprint set ran out of room.
+func (k *keeper) dedupeNotes(name string) []string {
+	var notes []string
+	if k.dups > 0 {
+		notes = append(notes, fmt.Sprintf("%s: %d repeated %s (same file, line, severity and message) counted once", name, k.dups, sarifPlural(k.dups, "finding", "findings")))
+	}
+	if k.seen.full > 0 {
+		notes = append(notes, fmt.Sprintf("%s: more than %d distinct findings; %d later ones could not be compared for repeats and were all counted (counts may be too high)", name, k.seen.limit(), k.seen.full))
+	}
+	return notes
 }
 
 type keptFinding struct {

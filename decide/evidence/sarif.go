@@ -9,10 +9,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/jsonscan"
 )
 
 // MaxFindings is the most findings ReadSARIF and ReadCheckstyle keep from
@@ -31,8 +31,6 @@ const (
 	sarifMaxField = 1 << 10
 	// sarifMaxDesc caps the rule description kept for messages given by id.
 	sarifMaxDesc = 512
-	// sarifMaxNumber caps the length of a number.
-	sarifMaxNumber = 1 << 10
 	// sarifMaxRules caps the rules kept per run; later ones are ignored.
 	sarifMaxRules = 50000
 	// sarifMaxPending caps the results held back per run when results come
@@ -48,8 +46,6 @@ const (
 	// later ones are not kept, and a message naming them falls back to
 	// the rule's description.
 	sarifMaxStrings = 4 << 20
-	// sarifMaxDepth caps the nesting of JSON values.
-	sarifMaxDepth = 512
 )
 
 // ReadSARIF reads a SARIF 2.1.0 log (CodeQL, gosec, semgrep, ESLint's SARIF
@@ -75,7 +71,7 @@ const (
 func ReadSARIF(name string, r io.Reader) (*decide.Evidence, error) {
 	sr := &sarifReader{
 		name: name,
-		sc:   sarifScanner{name: name, r: r, buf: make([]byte, sarifBufSize)},
+		sc:   jsonscan.New(name, r, sarifBufSize),
 		keep: keeper{},
 		ev:   &decide.Evidence{Sources: []string{name}, Analysis: true},
 	}
@@ -85,601 +81,10 @@ func ReadSARIF(name string, r io.Reader) (*decide.Evidence, error) {
 	return sr.finish(), nil
 }
 
-// sarifScanner is a streaming JSON scanner over a fixed buffer. Strings are
-// unescaped into a scratch buffer up to a caller's limit while the rest is
-// consumed, so no token, however long, grows memory. It accepts exactly
-// RFC 8259 JSON (plus a leading UTF-8 byte order mark).
-type sarifScanner struct {
-	name string
-	r    io.Reader
-	buf  []byte
-	pos  int   // next unread byte in buf
-	end  int   // end of valid bytes in buf
-	base int64 // file offset of buf[0]
-	rerr error // sticky read error
-	sb   []byte
-	nb   []byte
-}
-
-// off is the file offset of the next unread byte.
-func (s *sarifScanner) off() int64 { return s.base + int64(s.pos) }
-
-// errorf returns a ParseError at offset off.
-func (s *sarifScanner) errorf(off int64, format string, args ...any) *decide.ParseError {
-	return decide.OffsetError(s.name, off, format, args...)
-}
-
-// fill reads more input after the unread bytes. It returns io.EOF at the end
-// of the input and a ParseError for a failing reader.
-func (s *sarifScanner) fill() error {
-	if s.rerr != nil {
-		return s.rerr
-	}
-	if s.pos > 0 {
-		n := copy(s.buf, s.buf[s.pos:s.end])
-		s.base += int64(s.pos)
-		s.pos, s.end = 0, n
-	}
-	for tries := 0; tries < 100; tries++ {
-		n, err := s.r.Read(s.buf[s.end:])
-		s.end += n
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				s.rerr = io.EOF
-			} else {
-				s.rerr = &decide.ParseError{File: s.name, Offset: s.base + int64(s.end), Msg: "read failed", Err: err}
-			}
-			if n > 0 {
-				return nil
-			}
-			return s.rerr
-		}
-		if n > 0 {
-			return nil
-		}
-	}
-	s.rerr = &decide.ParseError{File: s.name, Offset: s.off(), Msg: "read failed", Err: io.ErrNoProgress}
-	return s.rerr
-}
-
-// eof turns io.EOF into the error for a truncated document.
-func (s *sarifScanner) eof(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, io.EOF) {
-		return s.errorf(s.off(), "unexpected end of file, expected the rest of the JSON document")
-	}
-	return err
-}
-
-// ensure makes n unread bytes available (n ≤ len(buf)).
-func (s *sarifScanner) ensure(n int) error {
-	for s.end-s.pos < n {
-		if err := s.fill(); err != nil {
-			return s.eof(err)
-		}
-	}
-	return nil
-}
-
-// peek skips whitespace and returns the next byte without consuming it;
-// io.EOF at the end of the input.
-func (s *sarifScanner) peek() (byte, error) {
-	for {
-		for s.pos < s.end {
-			switch c := s.buf[s.pos]; c {
-			case ' ', '\t', '\n', '\r':
-				s.pos++
-			default:
-				return c, nil
-			}
-		}
-		if err := s.fill(); err != nil {
-			return 0, err
-		}
-	}
-}
-
-// beginDoc starts a document that must be one JSON object: it skips white
-// space and a UTF-8 byte order mark and checks that '{' comes next, without
-// consuming it. noun names the document in errors ("SARIF log").
-func (s *sarifScanner) beginDoc(noun string) error {
-	c, err := s.peek()
-	if errors.Is(err, io.EOF) {
-		return s.errorf(0, "empty file, expected a %s (a JSON object)", noun)
-	} else if err != nil {
-		return err
-	}
-	if c == 0xEF { // a UTF-8 byte order mark
-		if s.ensure(3) == nil && string(s.buf[s.pos:s.pos+3]) == "\uFEFF" {
-			s.pos += 3
-		}
-		if c, err = s.next(); err != nil {
-			return err
-		}
-	}
-	if c != '{' {
-		return s.errorf(s.off(), "expected a %s (a JSON object), found %s", noun, sarifKind(c))
-	}
-	return nil
-}
-
-// endDoc checks that nothing but white space follows the document begun
-// with beginDoc.
-func (s *sarifScanner) endDoc(noun string) error {
-	if _, err := s.peek(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return err
-		}
-		return s.errorf(s.off(), "unexpected data after the %s", noun)
-	}
-	return nil
-}
-
-// next is peek for a place where a value or delimiter must follow.
-func (s *sarifScanner) next() (byte, error) {
-	c, err := s.peek()
-	return c, s.eof(err)
-}
-
-// sarifKind names the JSON value starting with c.
-func sarifKind(c byte) string {
-	switch {
-	case c == '{':
-		return "an object"
-	case c == '[':
-		return "an array"
-	case c == '"':
-		return "a string"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	case c == 'n':
-		return "null"
-	case c == '-' || c >= '0' && c <= '9':
-		return "a number"
-	}
-	return fmt.Sprintf("%q", c)
-}
-
-// open consumes the opening delimiter of an object ('{') or array ('[').
-func (s *sarifScanner) open(what, field string, d byte) error {
-	c, err := s.next()
-	if err != nil {
-		return err
-	}
-	if c != d {
-		return s.errorf(s.off(), "%s%s: expected %s, found %s", what, field, sarifKind(d), sarifKind(c))
-	}
-	s.pos++
-	return nil
-}
-
-// member advances to the next member of an object opened with open and
-// returns its key (valid until the next call); ok is false after the
-// closing brace. first must start true.
-func (s *sarifScanner) member(first *bool) (key []byte, ok bool, err error) {
-	c, err := s.next()
-	if err != nil {
-		return nil, false, err
-	}
-	if c == '}' {
-		s.pos++
-		return nil, false, nil
-	}
-	if !*first {
-		if c != ',' {
-			return nil, false, s.errorf(s.off(), "invalid JSON: expected ',' or '}' after an object member, found %s", sarifKind(c))
-		}
-		s.pos++
-		if c, err = s.next(); err != nil {
-			return nil, false, err
-		}
-	}
-	*first = false
-	if c != '"' {
-		return nil, false, s.errorf(s.off(), "invalid JSON: expected a string as object key, found %s", sarifKind(c))
-	}
-	key, _, err = s.str(256)
-	if err != nil {
-		return nil, false, err
-	}
-	if c, err = s.next(); err != nil {
-		return nil, false, err
-	}
-	if c != ':' {
-		return nil, false, s.errorf(s.off(), "invalid JSON: expected ':' after object key, found %s", sarifKind(c))
-	}
-	s.pos++
-	return key, true, nil
-}
-
-// elem advances to the next element of an array opened with open; ok is
-// false after the closing bracket. first must start true.
-func (s *sarifScanner) elem(first *bool) (ok bool, err error) {
-	c, err := s.next()
-	if err != nil {
-		return false, err
-	}
-	if c == ']' {
-		s.pos++
-		return false, nil
-	}
-	if !*first {
-		if c != ',' {
-			return false, s.errorf(s.off(), "invalid JSON: expected ',' or ']' after an array element, found %s", sarifKind(c))
-		}
-		s.pos++
-		if c, err = s.next(); err != nil {
-			return false, err
-		}
-		if c == ']' || c == '}' || c == ',' || c == ':' {
-			return false, s.errorf(s.off(), "invalid JSON: expected a value after ',', found %q", c)
-		}
-	}
-	*first = false
-	return true, nil
-}
-
-// object consumes an object, calling fn for each member with its key (valid
-// only during the call); fn must consume the member's value. what and field
-// name the value in the error when something other than an object comes.
-func (s *sarifScanner) object(what, field string, fn func(key []byte) error) error {
-	if err := s.open(what, field, '{'); err != nil {
-		return err
-	}
-	for first := true; ; {
-		key, ok, err := s.member(&first)
-		if err != nil || !ok {
-			return err
-		}
-		if err := fn(key); err != nil {
-			return err
-		}
-	}
-}
-
-// array consumes an array, calling fn for each element with its index; fn
-// must consume the element. what and field name the value in the error
-// when something other than an array comes.
-func (s *sarifScanner) array(what, field string, fn func(i int) error) error {
-	if err := s.open(what, field, '['); err != nil {
-		return err
-	}
-	for i, first := 0, true; ; i++ {
-		ok, err := s.elem(&first)
-		if err != nil || !ok {
-			return err
-		}
-		if err := fn(i); err != nil {
-			return err
-		}
-	}
-}
-
-// null consumes a null if one comes next and reports whether it did.
-func (s *sarifScanner) null() (bool, error) {
-	c, err := s.next()
-	if err != nil || c != 'n' {
-		return false, err
-	}
-	_, err = s.literal()
-	return true, err
-}
-
-// sarifPlain marks the bytes a string can hold without escape handling.
-var sarifPlain = func() (t [256]bool) {
-	for i := 0x20; i < 256; i++ {
-		t[i] = i != '"' && i != '\\'
-	}
-	return t
-}()
-
-// str consumes a string (the opening quote next) and returns its unescaped
-// bytes, at most limit of them (valid until the next call); cut reports
-// that more were dropped. Invalid UTF-8 and lone surrogates become U+FFFD,
-// as encoding/json does.
-func (s *sarifScanner) str(limit int) (b []byte, cut bool, err error) {
-	start := s.off()
-	s.pos++ // the opening quote
-	s.sb = s.sb[:0]
-	for {
-		i := s.pos
-		for i < s.end && sarifPlain[s.buf[i]] {
-			i++
-		}
-		if room := limit - len(s.sb); room > 0 {
-			chunk := s.buf[s.pos:i]
-			if len(chunk) > room {
-				for room > 0 && !utf8.RuneStart(chunk[room]) {
-					room--
-				}
-				chunk, cut = chunk[:room], true
-			}
-			s.sb = append(s.sb, chunk...)
-		} else if i > s.pos {
-			cut = true
-		}
-		s.pos = i
-		if i == s.end {
-			if err := s.fill(); err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil, false, s.errorf(start, "invalid JSON: string not terminated")
-				}
-				return nil, false, err
-			}
-			continue
-		}
-		switch c := s.buf[i]; {
-		case c == '"':
-			s.pos++
-			if !utf8.Valid(s.sb) {
-				s.sb = []byte(strings.ToValidUTF8(string(s.sb), "\uFFFD"))
-			}
-			return s.sb, cut, nil
-		case c < 0x20:
-			return nil, false, s.errorf(s.off(), "invalid JSON: control character %#x in string", c)
-		}
-		r, err := s.escape()
-		if err != nil {
-			return nil, false, err
-		}
-		if len(s.sb)+utf8.UTFMax <= limit {
-			s.sb = utf8.AppendRune(s.sb, r)
-		} else {
-			cut = true
-		}
-	}
-}
-
-// escape consumes one backslash escape and returns the rune it stands for.
-func (s *sarifScanner) escape() (rune, error) {
-	if err := s.ensure(2); err != nil {
-		return 0, err
-	}
-	at := s.off()
-	e := s.buf[s.pos+1]
-	s.pos += 2
-	switch e {
-	case '"', '\\', '/':
-		return rune(e), nil
-	case 'b':
-		return '\b', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
-	case 't':
-		return '\t', nil
-	case 'u':
-		r, err := s.hex4(at)
-		if err != nil {
-			return 0, err
-		}
-		if utf16.IsSurrogate(r) {
-			// A high surrogate followed by \uDC00–\uDFFF is one rune.
-			if s.ensure(6) == nil && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
-				save := s.pos
-				s.pos += 2
-				r2, err := s.hex4(at)
-				if err != nil {
-					return 0, err
-				}
-				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-					return d, nil
-				}
-				s.pos = save
-			}
-			return utf8.RuneError, nil
-		}
-		return r, nil
-	}
-	return 0, s.errorf(at, "invalid JSON: invalid escape %q in string", "\\"+string(rune(e)))
-}
-
-func (s *sarifScanner) hex4(at int64) (rune, error) {
-	if err := s.ensure(4); err != nil {
-		return 0, err
-	}
-	var r rune
-	for _, c := range s.buf[s.pos : s.pos+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, s.errorf(at, "invalid JSON: invalid \\u escape in string")
-		}
-		r = r<<4 | rune(c)
-	}
-	s.pos += 4
-	return r, nil
-}
-
-// number consumes a number and returns its text (valid until the next call).
-func (s *sarifScanner) number() ([]byte, error) {
-	start := s.off()
-	s.nb = s.nb[:0]
-	for {
-		for s.pos < s.end {
-			c := s.buf[s.pos]
-			if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-				return s.checkNumber(start)
-			}
-			if len(s.nb) >= sarifMaxNumber {
-				return nil, s.errorf(start, "number longer than %d bytes", sarifMaxNumber)
-			}
-			s.nb = append(s.nb, c)
-			s.pos++
-		}
-		if err := s.fill(); err != nil {
-			if errors.Is(err, io.EOF) {
-				return s.checkNumber(start)
-			}
-			return nil, err
-		}
-	}
-}
-
-// checkNumber validates the JSON number grammar of s.nb.
-func (s *sarifScanner) checkNumber(start int64) ([]byte, error) {
-	b := s.nb
-	i := 0
-	digits := func() bool {
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > j
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
-		return nil, s.errorf(start, "invalid JSON: invalid number %q", sarifCap(string(b), 40))
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return nil, s.errorf(start, "invalid JSON: invalid number %q", sarifCap(string(b), 40))
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return nil, s.errorf(start, "invalid JSON: invalid number %q", sarifCap(string(b), 40))
-		}
-	}
-	if i != len(b) {
-		return nil, s.errorf(start, "invalid JSON: invalid number %q", sarifCap(string(b), 40))
-	}
-	return b, nil
-}
-
-// literal consumes true, false or null.
-func (s *sarifScanner) literal() (string, error) {
-	at := s.off()
-	for _, w := range [...]string{"true", "false", "null"} {
-		if s.buf[s.pos] != w[0] {
-			continue
-		}
-		if err := s.ensure(len(w)); err != nil {
-			return "", err
-		}
-		if string(s.buf[s.pos:s.pos+len(w)]) == w {
-			s.pos += len(w)
-			return w, nil
-		}
-		break
-	}
-	return "", s.errorf(at, "invalid JSON: invalid character %q looking for a value", s.buf[s.pos])
-}
-
-// skip consumes one value of any kind.
-func (s *sarifScanner) skip(depth int) error {
-	c, err := s.next()
-	if err != nil {
-		return err
-	}
-	switch {
-	case c == '{', c == '[':
-		if depth >= sarifMaxDepth {
-			return s.errorf(s.off(), "JSON nested deeper than %d levels", sarifMaxDepth)
-		}
-		s.pos++
-		first := true
-		for {
-			var ok bool
-			if c == '{' {
-				_, ok, err = s.member(&first)
-			} else {
-				ok, err = s.elem(&first)
-			}
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return nil
-			}
-			if err := s.skip(depth + 1); err != nil {
-				return err
-			}
-		}
-	case c == '"':
-		_, _, err := s.str(0)
-		return err
-	case c == '-' || c >= '0' && c <= '9':
-		_, err := s.number()
-		return err
-	}
-	_, err = s.literal()
-	return err
-}
-
-// stringVal reads a string value of at most limit bytes (longer ones are
-// cut with "…"); null reads as "".
-func (s *sarifScanner) stringVal(what, field string, limit int) (string, error) {
-	c, err := s.next()
-	if err != nil {
-		return "", err
-	}
-	switch c {
-	case '"':
-		b, cut, err := s.str(limit)
-		if err != nil {
-			return "", err
-		}
-		if cut {
-			return sarifCap(string(b)+"…", limit), nil
-		}
-		return string(b), nil
-	case 'n':
-		_, err := s.literal()
-		return "", err
-	}
-	return "", s.errorf(s.off(), "%s%s: expected a string, found %s", what, field, sarifKind(c))
-}
-
-// intVal reads an integer value; ok is false for null.
-func (s *sarifScanner) intVal(what, field string) (n int, ok bool, err error) {
-	c, err := s.next()
-	if err != nil {
-		return 0, false, err
-	}
-	at := s.off()
-	switch {
-	case c == '-' || c >= '0' && c <= '9':
-		b, err := s.number()
-		if err != nil {
-			return 0, false, err
-		}
-		v, err := strconv.ParseInt(string(b), 10, 32)
-		if err != nil {
-			return 0, false, s.errorf(at, "%s%s: %s is not an integer in range", what, field, sarifCap(string(b), 40))
-		}
-		return int(v), true, nil
-	case c == 'n':
-		_, err := s.literal()
-		return 0, false, err
-	}
-	return 0, false, s.errorf(at, "%s%s: expected an integer, found %s", what, field, sarifKind(c))
-}
-
 // sarifReader holds the state of one ReadSARIF call.
 type sarifReader struct {
 	name string
-	sc   sarifScanner
+	sc   *jsonscan.Scanner
 	keep keeper
 	ev   *decide.Evidence
 	seq  int // results read, for document order
@@ -695,63 +100,64 @@ type sarifReader struct {
 	badScores    int // security-severity values that are not numbers
 	unknownRef   int // results whose rule could not be found
 	overflow     int // results held back past sarifMaxPending
+	uncompared   int // results before the tool not held, so not deduplicated
 	extraRules   int // rules past sarifMaxRules
 }
 
 // readLog reads the top-level object.
 func (sr *sarifReader) readLog() error {
-	s := &sr.sc
-	if err := s.beginDoc("SARIF log"); err != nil {
+	s := sr.sc
+	if err := s.BeginDoc("SARIF log"); err != nil {
 		return err
 	}
-	err := s.object("", "", func(key []byte) error {
+	err := s.Object("", "", func(key []byte) error {
 		switch string(key) {
 		case "version":
-			c, err := s.next()
+			c, err := s.Next()
 			if err != nil {
 				return err
 			}
-			at := s.off()
+			at := s.Off()
 			if c != '"' {
-				return s.errorf(at, "version: expected the string \"2.1.0\", found %s", sarifKind(c))
+				return s.Errorf(at, "version: expected the string \"2.1.0\", found %s", jsonscan.Kind(c))
 			}
-			v, err := s.stringVal("", "version", 64)
+			v, err := s.StringVal("", "version", 64)
 			if err != nil {
 				return err
 			}
 			if v != "2.1.0" {
-				return s.errorf(at, "SARIF version %q is not supported, expected 2.1.0", v)
+				return s.Errorf(at, "SARIF version %q is not supported, expected 2.1.0", v)
 			}
 			sr.sawVersion = true
 			return nil
 		case "runs":
-			c, err := s.next()
+			c, err := s.Next()
 			if err != nil {
 				return err
 			}
 			if c == 'n' {
-				return s.errorf(s.off(), "runs is null: the tool did not produce any run")
+				return s.Errorf(s.Off(), "runs is null: the tool did not produce any run")
 			}
 			sr.sawRuns = true
-			return s.array("", "runs", func(int) error { return sr.readRun() })
+			return s.Array("", "runs", func(int) error { return sr.readRun() })
 		}
-		return s.skip(1)
+		return s.Skip(1)
 	})
 	if err != nil {
 		return err
 	}
 	if !sr.sawRuns {
-		return s.errorf(s.off(), "not a SARIF log: the object has no \"runs\" array")
+		return s.Errorf(s.Off(), "not a SARIF log: the object has no \"runs\" array")
 	}
-	return s.endDoc("SARIF log")
+	return s.EndDoc("SARIF log")
 }
 
 func (sr *sarifReader) readRun() error {
-	s := &sr.sc
+	s := sr.sc
 	what := fmt.Sprintf("runs[%d]", sr.runs)
 	run := &sarifRun{idx: sr.runs, comps: map[int][]sarifRule{}, byID: map[string]*sarifRule{}}
 	sr.runs++
-	err := s.object(what, "", func(key []byte) error {
+	err := s.Object(what, "", func(key []byte) error {
 		switch string(key) {
 		case "tool":
 			return sr.readTool(run, what+".tool")
@@ -760,7 +166,7 @@ func (sr *sarifReader) readRun() error {
 		case "originalUriBaseIds":
 			return sr.readBases(run, what+".originalUriBaseIds")
 		}
-		return s.skip(2)
+		return s.Skip(2)
 	})
 	if err != nil {
 		return err
@@ -772,22 +178,22 @@ func (sr *sarifReader) readRun() error {
 // readBases reads originalUriBaseIds: name → {uri, uriBaseId}. Only bases
 // given as absolute file: URIs are kept, to make absolute paths relative.
 func (sr *sarifReader) readBases(run *sarifRun, what string) error {
-	s := &sr.sc
-	if null, err := s.null(); null || err != nil {
+	s := sr.sc
+	if null, err := s.Null(); null || err != nil {
 		return err
 	}
-	return s.object(what, "", func(key []byte) error {
+	return s.Object(what, "", func(key []byte) error {
 		name := string(key)
 		var uri, parent string
-		err := s.object(what+".", name, func(k []byte) error {
+		err := s.Object(what+".", name, func(k []byte) error {
 			var err error
 			switch string(k) {
 			case "uri":
-				uri, err = s.stringVal(what, ".uri", sarifMaxField)
+				uri, err = s.StringVal(what, ".uri", sarifMaxField)
 			case "uriBaseId":
-				parent, err = s.stringVal(what, ".uriBaseId", sarifMaxField)
+				parent, err = s.StringVal(what, ".uriBaseId", sarifMaxField)
 			default:
-				err = s.skip(4)
+				err = s.Skip(4)
 			}
 			return err
 		})
@@ -809,17 +215,17 @@ func (sr *sarifReader) readBases(run *sarifRun, what string) error {
 
 // readTool reads tool.driver and tool.extensions with their rules.
 func (sr *sarifReader) readTool(run *sarifRun, what string) error {
-	s := &sr.sc
-	err := s.object(what, "", func(key []byte) error {
+	s := sr.sc
+	err := s.Object(what, "", func(key []byte) error {
 		switch string(key) {
 		case "driver":
 			return sr.readComponent(run, -1, what+".driver")
 		case "extensions":
-			return s.array(what, ".extensions", func(i int) error {
+			return s.Array(what, ".extensions", func(i int) error {
 				return sr.readComponent(run, i, fmt.Sprintf("%s.extensions[%d]", what, i))
 			})
 		}
-		return s.skip(3)
+		return s.Skip(3)
 	})
 	if err != nil {
 		return err
@@ -830,12 +236,12 @@ func (sr *sarifReader) readTool(run *sarifRun, what string) error {
 
 // readComponent reads a toolComponent: its name and its rules.
 func (sr *sarifReader) readComponent(run *sarifRun, comp int, what string) error {
-	s := &sr.sc
-	return s.object(what, "", func(key []byte) error {
+	s := sr.sc
+	return s.Object(what, "", func(key []byte) error {
 		var err error
 		switch {
 		case string(key) == "name" && comp == -1:
-			run.driver, err = s.stringVal(what, ".name", sarifMaxField)
+			run.driver, err = s.StringVal(what, ".name", sarifMaxField)
 		case string(key) == "rules":
 			err = sr.readRules(run, comp, what+".rules")
 		case string(key) == "globalMessageStrings":
@@ -847,22 +253,22 @@ func (sr *sarifReader) readComponent(run *sarifRun, comp int, what string) error
 				run.global[comp] = m
 			}
 		default:
-			err = s.skip(4)
+			err = s.Skip(4)
 		}
 		return err
 	})
 }
 
 func (sr *sarifReader) readRules(run *sarifRun, comp int, what string) error {
-	s := &sr.sc
-	if null, err := s.null(); null || err != nil {
+	s := sr.sc
+	if null, err := s.Null(); null || err != nil {
 		return err
 	}
 	list := run.comps[comp]
-	err := s.array(what, "", func(i int) error {
+	err := s.Array(what, "", func(i int) error {
 		if run.rules >= sarifMaxRules {
 			sr.extraRules++
-			return s.skip(5)
+			return s.Skip(5)
 		}
 		rule, err := sr.readRule(run)
 		if err != nil {
@@ -899,16 +305,16 @@ func sarifPrefix(err error, path string) error {
 
 // readRule reads one reportingDescriptor.
 func (sr *sarifReader) readRule(run *sarifRun) (sarifRule, error) {
-	s := &sr.sc
+	s := sr.sc
 	var rule sarifRule
 	var short, full, name string
-	err := s.object("", "rule", func(key []byte) error {
+	err := s.Object("", "rule", func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "id":
-			rule.id, err = s.stringVal("", "id", sarifMaxField)
+			rule.id, err = s.StringVal("", "id", sarifMaxField)
 		case "name":
-			name, err = s.stringVal("", "name", sarifMaxDesc)
+			name, err = s.StringVal("", "name", sarifMaxDesc)
 		case "shortDescription":
 			short, err = sr.readText("shortDescription")
 		case "fullDescription":
@@ -918,16 +324,16 @@ func (sr *sarifReader) readRule(run *sarifRun) (sarifRule, error) {
 		case "defaultConfiguration":
 			err = sr.readObject("defaultConfiguration", func(k []byte) error {
 				if string(k) != "level" {
-					return s.skip(7)
+					return s.Skip(7)
 				}
-				at := s.off()
-				lv, err := s.stringVal("defaultConfiguration.", "level", 64)
+				at := s.Off()
+				lv, err := s.StringVal("defaultConfiguration.", "level", 64)
 				if err != nil || lv == "" {
 					return err
 				}
 				var known bool
 				if rule.level, known = sarifLevel(lv); !known {
-					return s.errorf(at, "unknown defaultConfiguration.level %q (want error, warning, note or none)", lv)
+					return s.Errorf(at, "unknown defaultConfiguration.level %q (want error, warning, note or none)", lv)
 				}
 				return nil
 			})
@@ -941,7 +347,7 @@ func (sr *sarifReader) readRule(run *sarifRun) (sarifRule, error) {
 				}
 			}
 		default:
-			err = s.skip(6)
+			err = s.Skip(6)
 		}
 		return err
 	})
@@ -950,9 +356,9 @@ func (sr *sarifReader) readRule(run *sarifRun) (sarifRule, error) {
 	}
 	switch {
 	case short != "":
-		rule.desc = sarifCap(short, sarifMaxDesc)
+		rule.desc = jsonscan.Cap(short, sarifMaxDesc)
 	case full != "":
-		rule.desc = sarifCap(full, sarifMaxDesc)
+		rule.desc = jsonscan.Cap(full, sarifMaxDesc)
 	default:
 		rule.desc = name
 	}
@@ -962,11 +368,11 @@ func (sr *sarifReader) readRule(run *sarifRun) (sarifRule, error) {
 // readObject reads an object (or null), calling member for each key (valid
 // only during the call); member must consume the value.
 func (sr *sarifReader) readObject(field string, member func(key []byte) error) error {
-	s := &sr.sc
-	if null, err := s.null(); null || err != nil {
+	s := sr.sc
+	if null, err := s.Null(); null || err != nil {
 		return err
 	}
-	return s.object("", field, member)
+	return s.Object("", field, member)
 }
 
 // sarifMessage is what the reader keeps of a message object.
@@ -979,31 +385,31 @@ type sarifMessage struct {
 // readMessage reads a message or multiformatMessageString: its text (else
 // markdown), id and arguments.
 func (sr *sarifReader) readMessage(field string) (sarifMessage, error) {
-	s := &sr.sc
+	s := sr.sc
 	var m sarifMessage
 	var md string
 	err := sr.readObject(field, func(k []byte) error {
 		var err error
 		switch string(k) {
 		case "text":
-			m.text, err = s.stringVal(field, ".text", sarifMaxMessage)
+			m.text, err = s.StringVal(field, ".text", sarifMaxMessage)
 		case "markdown":
-			md, err = s.stringVal(field, ".markdown", sarifMaxMessage)
+			md, err = s.StringVal(field, ".markdown", sarifMaxMessage)
 		case "id":
-			m.id, err = s.stringVal(field, ".id", sarifMaxField)
+			m.id, err = s.StringVal(field, ".id", sarifMaxField)
 		case "arguments":
-			if null, err := s.null(); null || err != nil {
+			if null, err := s.Null(); null || err != nil {
 				return err
 			}
-			err = s.array(field, ".arguments", func(i int) error {
-				a, err := s.stringVal(field, fmt.Sprintf(".arguments[%d]", i), sarifMaxField)
+			err = s.Array(field, ".arguments", func(i int) error {
+				a, err := s.StringVal(field, fmt.Sprintf(".arguments[%d]", i), sarifMaxField)
 				if err == nil && len(m.args) < sarifMaxArgs {
 					m.args = append(m.args, a)
 				}
 				return err
 			})
 		default:
-			err = s.skip(8)
+			err = s.Skip(8)
 		}
 		return err
 	})
@@ -1022,14 +428,14 @@ func (sr *sarifReader) readText(field string) (string, error) {
 // readMessageStrings reads a map of id → multiformatMessageString. What is
 // kept counts against the run's sarifMaxStrings budget.
 func (sr *sarifReader) readMessageStrings(run *sarifRun, field string) (map[string]string, error) {
-	s := &sr.sc
-	if null, err := s.null(); null || err != nil {
+	s := sr.sc
+	if null, err := s.Null(); null || err != nil {
 		return nil, err
 	}
 	var out map[string]string
-	err := s.object("", field, func(key []byte) error {
+	err := s.Object("", field, func(key []byte) error {
 		id := string(key)
-		text, err := sr.readText(field + "." + sarifCap(id, 64))
+		text, err := sr.readText(field + "." + jsonscan.Cap(id, 64))
 		if err != nil || text == "" {
 			return err
 		}
@@ -1056,34 +462,34 @@ type sarifScore struct {
 
 // readProperties reads a property bag for its security-severity.
 func (sr *sarifReader) readProperties() (sarifScore, error) {
-	s := &sr.sc
+	s := sr.sc
 	var sc sarifScore
 	err := sr.readObject("properties", func(k []byte) error {
 		if string(k) != "security-severity" {
-			return s.skip(8)
+			return s.Skip(8)
 		}
-		c, err := s.next()
+		c, err := s.Next()
 		if err != nil {
 			return err
 		}
-		at := s.off()
+		at := s.Off()
 		var raw string
 		switch {
 		case c == '"':
-			if raw, err = s.stringVal("", "security-severity", 64); err != nil {
+			if raw, err = s.StringVal("", "security-severity", 64); err != nil {
 				return err
 			}
 		case c == '-' || c >= '0' && c <= '9':
-			b, err := s.number()
+			b, err := s.Number()
 			if err != nil {
 				return err
 			}
 			raw = string(b)
 		case c == 'n':
-			_, err := s.literal()
+			_, err := s.Literal()
 			return err
 		default:
-			return s.errorf(at, "security-severity is %s, expected a number", sarifKind(c))
+			return s.Errorf(at, "security-severity is %s, expected a number", jsonscan.Kind(c))
 		}
 		t := strings.TrimSpace(raw)
 		v, perr := strconv.ParseFloat(t, 64)
@@ -1091,9 +497,9 @@ func (sr *sarifReader) readProperties() (sarifScore, error) {
 		case perr == nil && !math.IsNaN(v) && !math.IsInf(v, 0):
 			sc.set, sc.v = true, v
 		case perr == nil || errors.Is(perr, strconv.ErrRange):
-			return s.errorf(at, "security-severity %s is not a finite number", sarifCap(t, 40))
+			return s.Errorf(at, "security-severity %s is not a finite number", jsonscan.Cap(t, 40))
 		default:
-			sc.bad = sarifCap(t, 40)
+			sc.bad = jsonscan.Cap(t, 40)
 		}
 		return nil
 	})
@@ -1131,12 +537,12 @@ type sarifResult struct {
 }
 
 func (sr *sarifReader) readResults(run *sarifRun, what string) error {
-	s := &sr.sc
-	if null, err := s.null(); null || err != nil {
+	s := sr.sc
+	if null, err := s.Null(); null || err != nil {
 		return err
 	}
-	return s.array(what, "", func(i int) error {
-		at := s.off()
+	return s.Array(what, "", func(i int) error {
+		at := s.Off()
 		res, err := sr.readResult()
 		if err == nil {
 			err = sr.addResult(run, &res, at)
@@ -1150,41 +556,41 @@ func (sr *sarifReader) readResults(run *sarifRun, what string) error {
 
 // readResult reads one result. Only the first location is looked at.
 func (sr *sarifReader) readResult() (sarifResult, error) {
-	s := &sr.sc
+	s := sr.sc
 	res := sarifResult{ruleIndex: -1, ruleCompIndex: -1, ruleRefIndex: -1}
-	err := s.object("", "result", func(key []byte) error {
+	err := s.Object("", "result", func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "ruleId":
-			res.ruleID, err = s.stringVal("", "ruleId", sarifMaxField)
+			res.ruleID, err = s.StringVal("", "ruleId", sarifMaxField)
 		case "ruleIndex":
-			res.ruleIndex, _, err = s.intVal("", "ruleIndex")
+			res.ruleIndex, _, err = s.IntVal("", "ruleIndex")
 		case "rule":
 			err = sr.readObject("rule", func(k []byte) error {
 				var err error
 				switch string(k) {
 				case "id":
-					res.ruleRefID, err = s.stringVal("rule.", "id", sarifMaxField)
+					res.ruleRefID, err = s.StringVal("rule.", "id", sarifMaxField)
 				case "index":
-					res.ruleRefIndex, _, err = s.intVal("rule.", "index")
+					res.ruleRefIndex, _, err = s.IntVal("rule.", "index")
 				case "toolComponent":
 					err = sr.readObject("rule.toolComponent", func(k []byte) error {
 						if string(k) != "index" {
-							return s.skip(6)
+							return s.Skip(6)
 						}
 						var err error
-						res.ruleCompIndex, _, err = s.intVal("rule.toolComponent.", "index")
+						res.ruleCompIndex, _, err = s.IntVal("rule.toolComponent.", "index")
 						return err
 					})
 				default:
-					err = s.skip(5)
+					err = s.Skip(5)
 				}
 				return err
 			})
 		case "kind":
-			res.kind, err = s.stringVal("", "kind", 64)
+			res.kind, err = s.StringVal("", "kind", 64)
 		case "level":
-			res.level, err = s.stringVal("", "level", 64)
+			res.level, err = s.StringVal("", "level", 64)
 		case "message":
 			res.msg, err = sr.readMessage("message")
 		case "locations":
@@ -1192,11 +598,11 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 		case "suppressions":
 			err = sr.readSuppressions(&res)
 		case "baselineState":
-			res.baseline, err = s.stringVal("", "baselineState", 64)
+			res.baseline, err = s.StringVal("", "baselineState", 64)
 		case "properties":
 			res.score, err = sr.readProperties()
 		default:
-			err = s.skip(4)
+			err = s.Skip(4)
 		}
 		return err
 	})
@@ -1210,17 +616,17 @@ const (
 )
 
 func (sr *sarifReader) readLocations(res *sarifResult) error {
-	s := &sr.sc
-	if null, err := s.null(); null || err != nil {
+	s := sr.sc
+	if null, err := s.Null(); null || err != nil {
 		return err
 	}
-	return s.array("", "locations", func(i int) error {
+	return s.Array("", "locations", func(i int) error {
 		if i > 0 {
-			return s.skip(5)
+			return s.Skip(5)
 		}
 		return sr.readObject("locations[0]", func(k []byte) error {
 			if string(k) != "physicalLocation" {
-				return s.skip(6)
+				return s.Skip(6)
 			}
 			return sr.readObject(sarifPhys, func(k []byte) error {
 				switch string(k) {
@@ -1229,25 +635,25 @@ func (sr *sarifReader) readLocations(res *sarifResult) error {
 						var err error
 						switch string(k) {
 						case "uri":
-							res.uri, err = s.stringVal(sarifArtifact, ".uri", sarifMaxField)
+							res.uri, err = s.StringVal(sarifArtifact, ".uri", sarifMaxField)
 						case "uriBaseId":
-							res.uriBase, err = s.stringVal(sarifArtifact, ".uriBaseId", sarifMaxField)
+							res.uriBase, err = s.StringVal(sarifArtifact, ".uriBaseId", sarifMaxField)
 						default:
-							err = s.skip(9)
+							err = s.Skip(9)
 						}
 						return err
 					})
 				case "region":
 					return sr.readObject(sarifRegion, func(k []byte) error {
 						if string(k) != "startLine" {
-							return s.skip(9)
+							return s.Skip(9)
 						}
 						var err error
-						res.line, _, err = s.intVal(sarifRegion, ".startLine")
+						res.line, _, err = s.IntVal(sarifRegion, ".startLine")
 						return err
 					})
 				}
-				return s.skip(8)
+				return s.Skip(8)
 			})
 		})
 	})
@@ -1256,18 +662,18 @@ func (sr *sarifReader) readLocations(res *sarifResult) error {
 // readSuppressions notes whether any suppression has an absent or accepted
 // status (underReview and rejected ones do not suppress).
 func (sr *sarifReader) readSuppressions(res *sarifResult) error {
-	s := &sr.sc
-	if null, err := s.null(); null || err != nil {
+	s := sr.sc
+	if null, err := s.Null(); null || err != nil {
 		return err
 	}
-	return s.array("", "suppressions", func(int) error {
+	return s.Array("", "suppressions", func(int) error {
 		status := ""
 		err := sr.readObject("suppressions[]", func(k []byte) error {
 			if string(k) != "status" {
-				return s.skip(6)
+				return s.Skip(6)
 			}
 			var err error
-			status, err = s.stringVal("suppressions[].", "status", 64)
+			status, err = s.StringVal("suppressions[].", "status", 64)
 			return err
 		})
 		if err != nil {
@@ -1299,7 +705,7 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) err
 	if res.level != "" {
 		lv, ok := sarifLevel(res.level)
 		if !ok {
-			return sr.sc.errorf(off, "unknown level %q (want error, warning, note or none)", res.level)
+			return sr.sc.Errorf(off, "unknown level %q (want error, warning, note or none)", res.level)
 		}
 		level = lv
 	}
@@ -1332,13 +738,16 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) err
 	}
 	rule := run.lookup(ref, &sr.unknownRef)
 	sev, isErr := sarifResolve(key, rule)
-	sr.countError(run, ref.id, isErr, 1)
+	f.Severity = sev
+	sarifFillMessage(&f, res.msg, ref.comp, rule, run)
+	sr.countError(run, ref.id, isErr, 1) // every error-level result, repeats too
+	if sr.keep.duplicate(f) {
+		return nil
+	}
 	if !sr.keep.wants(sev, sr.seq) {
 		sr.keep.omitted.Add(sev)
 		return nil
 	}
-	f.Severity = sev
-	sarifFillMessage(&f, res.msg, ref.comp, rule, run)
 	sr.keep.add(sr.seq, f)
 	return nil
 }
@@ -1351,7 +760,7 @@ func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Findi
 	g := run.groups[key]
 	if g == nil {
 		if len(run.groups) >= sarifMaxGroups {
-			return sr.sc.errorf(sr.sc.off(), "runs[%d]: more than %d distinct rules in results that come before the tool", run.idx, sarifMaxGroups)
+			return sr.sc.Errorf(sr.sc.Off(), "runs[%d]: more than %d distinct rules in results that come before the tool", run.idx, sarifMaxGroups)
 		}
 		g = &sarifGroup{}
 		run.groups[key] = g
@@ -1363,6 +772,7 @@ func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Findi
 		if g.kept < MaxFindings {
 			sr.overflow++
 		}
+		sr.uncompared++
 		g.overflow++
 		return nil
 	}
@@ -1437,8 +847,13 @@ func (sr *sarifReader) finishRun(run *sarifRun) {
 		if p.f.File != "" && run.bases != nil {
 			p.f.File = sarifRelBase(p.f.File, run.bases)
 		}
+		if sr.keep.duplicate(p.f) {
+			continue
+		}
 		sr.keep.add(p.seq, p.f)
 	}
+	// Results past the held-back cap were never held, so they cannot be
+	// compared: they are counted as they come (conservatively; noted).
 	for key, g := range run.groups {
 		missing := 0
 		rule := run.lookup(key.ref, &missing)
@@ -1536,7 +951,7 @@ func sarifFillMessage(f *decide.Finding, m sarifMessage, comp int, rule *sarifRu
 		if len(m.args) > 0 {
 			text = sarifFormat(text, m.args)
 		}
-		f.Message = sarifCap(text, sarifMaxMessage)
+		f.Message = jsonscan.Cap(text, sarifMaxMessage)
 		return
 	}
 	switch {
@@ -1619,6 +1034,10 @@ func (sr *sarifReader) finish() *decide.Evidence {
 	if sr.overflow > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: results come before the tool's rules; %d of them were counted but could not be held for ranking", sr.name, sr.overflow))
 	}
+	if sr.uncompared > 0 {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: %d results before the tool's rules were not held, so not compared for repeats: all counted (counts may be too high)", sr.name, sr.uncompared))
+	}
+	ev.Notes = append(ev.Notes, sr.keep.dedupeNotes(sr.name)...)
 	if n := ev.Omitted.Total(); n > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("%s: kept the %d most severe of %d findings; %d omitted", sr.name, len(ev.Findings), len(ev.Findings)+n, n))
 	}
@@ -1771,22 +1190,6 @@ func sarifUnescape(s string) string {
 		return u
 	}
 	return s
-}
-
-// sarifCap shortens s to at most max bytes on a rune boundary, marking the
-// cut with "…". The result never shares memory with a long s.
-func sarifCap(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("…")
-	if cut < 0 {
-		cut = 0
-	}
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strings.Clone(s[:cut]) + "…"
 }
 
 // isSARIF reports whether the head of a file is a SARIF log: a JSON object

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/jsonscan"
 )
 
 // valMaxSize caps a validation report; a larger one is unreadable.
@@ -36,7 +37,7 @@ const valMaxSize = 16 << 20
 func ReadValidationReport(name string, r io.Reader) (*decide.Evidence, error) {
 	cr := &valCountReader{r: r, max: valMaxSize}
 	vr := &valReader{
-		sc:    sarifScanner{name: name, r: cr, buf: make([]byte, 16<<10)},
+		sc:    jsonscan.New(name, cr, 16<<10),
 		facts: &decide.ValidationFacts{},
 	}
 	ev := &decide.Evidence{Sources: []string{name}, Validation: vr.facts}
@@ -85,7 +86,7 @@ func (c *valCountReader) Read(p []byte) (int, error) {
 
 // valReader holds the state of one ReadValidationReport call.
 type valReader struct {
-	sc    sarifScanner
+	sc    *jsonscan.Scanner
 	facts *decide.ValidationFacts
 	notes []string
 	found bool // a key that makes this a validation report was read
@@ -93,23 +94,23 @@ type valReader struct {
 
 func (vr *valReader) notef(format string, args ...any) {
 	if len(vr.notes) < 20 {
-		vr.notes = append(vr.notes, vr.sc.name+": "+fmt.Sprintf(format, args...))
+		vr.notes = append(vr.notes, vr.sc.Name()+": "+fmt.Sprintf(format, args...))
 	}
 }
 
 func (vr *valReader) read() error {
-	s := &vr.sc
-	if err := s.beginDoc("validation report"); err != nil {
+	s := vr.sc
+	if err := s.BeginDoc("validation report"); err != nil {
 		return err
 	}
 	if err := vr.readTop(0); err != nil {
 		return err
 	}
-	if err := s.endDoc("validation report"); err != nil {
+	if err := s.EndDoc("validation report"); err != nil {
 		return err
 	}
 	if !vr.found {
-		return s.errorf(0, "no total_regressions, regressions, passed, checks or debt score found: not a validation report")
+		return s.Errorf(0, "no total_regressions, regressions, passed, checks or debt score found: not a validation report")
 	}
 	return nil
 }
@@ -137,13 +138,13 @@ func valCheckName(k string) string {
 // readTop reads the members of the report object (the '{' next); depth
 // counts wrappers such as validation_results.
 func (vr *valReader) readTop(depth int) error {
-	s := &vr.sc
+	s := vr.sc
 	f := vr.facts
-	return s.object("", "report", func(raw []byte) error {
+	return s.Object("", "report", func(raw []byte) error {
 		k := valKey(raw)
 		switch {
 		case k == "total_regressions" || k == "regressions":
-			at := s.off()
+			at := s.Off()
 			n, ok, err := vr.count(k, true)
 			if err != nil || !ok {
 				return err
@@ -194,16 +195,16 @@ func (vr *valReader) readTop(depth int) error {
 				return err
 			}
 		case (k == "validation_results" || k == "validation" || k == "report") && depth < 2:
-			c, err := s.next()
+			c, err := s.Next()
 			if err != nil {
 				return err
 			}
 			if c != '{' {
-				return s.skip(1)
+				return s.Skip(1)
 			}
 			return vr.readTop(depth + 1)
 		default:
-			return s.skip(1)
+			return s.Skip(1)
 		}
 		return nil
 	})
@@ -212,9 +213,9 @@ func (vr *valReader) readTop(depth int) error {
 // readDebt reads debt_score as {before, after[, improvement]} or as a bare
 // number (the score after).
 func (vr *valReader) readDebt(k string) error {
-	s := &vr.sc
+	s := vr.sc
 	f := vr.facts
-	c, err := s.next()
+	c, err := s.Next()
 	if err != nil {
 		return err
 	}
@@ -229,7 +230,7 @@ func (vr *valReader) readDebt(k string) error {
 		}
 		return nil
 	}
-	return s.object(k, "", func(raw []byte) error {
+	return s.Object(k, "", func(raw []byte) error {
 		switch m := valKey(raw); m {
 		case "before":
 			return vr.setNumber(&f.DebtBefore, k+".before")
@@ -238,50 +239,50 @@ func (vr *valReader) readDebt(k string) error {
 		case "improvement", "improvement_percentage", "improvement_percent":
 			return vr.setNumber(&f.Improvement, k+"."+m)
 		}
-		return s.skip(2)
+		return s.Skip(2)
 	})
 }
 
 // readChecks reads a checks object (name → check) or array of checks with
 // a name.
 func (vr *valReader) readChecks(k string) error {
-	s := &vr.sc
-	c, err := s.next()
+	s := vr.sc
+	c, err := s.Next()
 	if err != nil {
 		return err
 	}
 	switch c {
 	case 'n':
-		_, err := s.literal()
+		_, err := s.Literal()
 		return err
 	case '[':
-		return s.array(k, "", func(int) error { return vr.readNamedCheck(k) })
+		return s.Array(k, "", func(int) error { return vr.readNamedCheck(k) })
 	case '{':
-		return s.object(k, "", func(raw []byte) error {
+		return s.Object(k, "", func(raw []byte) error {
 			m := valKey(raw)
 			name := valCheckName(m)
 			if name == "" {
-				vr.notef("unknown check %q in %s ignored", sarifCap(m, 40), k)
-				return s.skip(2)
+				vr.notef("unknown check %q in %s ignored", jsonscan.Cap(m, 40), k)
+				return s.Skip(2)
 			}
 			return vr.readCheck(name, k+"."+m)
 		})
 	}
-	return s.errorf(s.off(), "%s: expected an object or array of checks, found %s", k, sarifKind(c))
+	return s.Errorf(s.Off(), "%s: expected an object or array of checks, found %s", k, jsonscan.Kind(c))
 }
 
 // readNamedCheck reads {"name": "tests", "status": ...} from a checks
 // array.
 func (vr *valReader) readNamedCheck(k string) error {
-	s := &vr.sc
-	at := s.off()
+	s := vr.sc
+	at := s.Off()
 	chk, name, err := vr.checkObject(k + "[]")
 	if err != nil {
 		return err
 	}
 	canon := valCheckName(valKey([]byte(name)))
 	if canon == "" {
-		vr.notef("byte %d: unknown check %q in %s ignored", at, sarifCap(name, 40), k)
+		vr.notef("byte %d: unknown check %q in %s ignored", at, jsonscan.Cap(name, 40), k)
 		return nil
 	}
 	vr.store(chk.finish(canon), at)
@@ -290,16 +291,16 @@ func (vr *valReader) readNamedCheck(k string) error {
 
 // readCheck reads one check value under its key.
 func (vr *valReader) readCheck(name, k string) error {
-	s := &vr.sc
-	c, err := s.next()
+	s := vr.sc
+	c, err := s.Next()
 	if err != nil {
 		return err
 	}
-	at := s.off()
+	at := s.Off()
 	chk := &decide.Check{Name: name}
 	switch {
 	case c == 'n':
-		_, err := s.literal()
+		_, err := s.Literal()
 		return err
 	case c == '{':
 		vc, _, err := vr.checkObject(k)
@@ -308,7 +309,7 @@ func (vr *valReader) readCheck(name, k string) error {
 		}
 		chk = vc.finish(name)
 	case c == '"':
-		if chk.Status, err = s.stringVal(k, "", 64); err != nil {
+		if chk.Status, err = s.StringVal(k, "", 64); err != nil {
 			return err
 		}
 	case c == 't' || c == 'f':
@@ -349,19 +350,19 @@ type valCheck struct {
 // checkObject reads a check object: status (or passed), counts, total and,
 // in a checks array, its name.
 func (vr *valReader) checkObject(k string) (*valCheck, string, error) {
-	s := &vr.sc
+	s := vr.sc
 	chk := &valCheck{}
 	var name string
 	counts := map[string]int{}
 	var passed *bool
-	err := s.object(k, "", func(raw []byte) error {
+	err := s.Object(k, "", func(raw []byte) error {
 		var err error
 		m := valKey(raw)
 		switch {
 		case m == "status" || m == "result" || m == "state":
-			chk.Status, err = s.stringVal(k+".", m, 64)
+			chk.Status, err = s.StringVal(k+".", m, 64)
 		case m == "name" || m == "check" || m == "id":
-			name, err = s.stringVal(k+".", m, 64)
+			name, err = s.StringVal(k+".", m, 64)
 		case m == "passed" || m == "pass" || m == "success":
 			var b, ok bool
 			if b, ok, err = vr.boolean(k + "." + m); ok {
@@ -380,7 +381,7 @@ func (vr *valReader) checkObject(k string) (*valCheck, string, error) {
 				counts[m] = n
 			}
 		default:
-			err = s.skip(3)
+			err = s.Skip(3)
 		}
 		return err
 	})
@@ -451,19 +452,19 @@ func valFailing(status string) bool {
 // number reads a finite number: a JSON number, or a string holding one
 // (a trailing % is allowed); ok is false for null.
 func (vr *valReader) number(k string) (v float64, ok bool, err error) {
-	s := &vr.sc
-	c, err := s.next()
+	s := vr.sc
+	c, err := s.Next()
 	if err != nil {
 		return 0, false, err
 	}
-	at := s.off()
+	at := s.Off()
 	var text string
 	switch {
 	case c == 'n':
-		_, err := s.literal()
+		_, err := s.Literal()
 		return 0, false, err
 	case c == '"':
-		if text, err = s.stringVal(k, "", 64); err != nil {
+		if text, err = s.StringVal(k, "", 64); err != nil {
 			return 0, false, err
 		}
 		text = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), "%"))
@@ -471,17 +472,17 @@ func (vr *valReader) number(k string) (v float64, ok bool, err error) {
 			return 0, false, nil
 		}
 	case c == '-' || c >= '0' && c <= '9':
-		b, err := s.number()
+		b, err := s.Number()
 		if err != nil {
 			return 0, false, err
 		}
 		text = string(b)
 	default:
-		return 0, false, s.errorf(at, "%s: expected a number, found %s", k, sarifKind(c))
+		return 0, false, s.Errorf(at, "%s: expected a number, found %s", k, jsonscan.Kind(c))
 	}
 	v, perr := strconv.ParseFloat(text, 64)
 	if perr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, false, s.errorf(at, "%s: %q is not a finite number", k, sarifCap(text, 40))
+		return 0, false, s.Errorf(at, "%s: %q is not a finite number", k, jsonscan.Cap(text, 40))
 	}
 	return v, true, nil
 }
@@ -503,17 +504,17 @@ func (vr *valReader) setNumber(dst **float64, k string) error {
 // its elements and an object gives its "total" (else the sum of its
 // counts).
 func (vr *valReader) count(k string, list bool) (n int, ok bool, err error) {
-	s := &vr.sc
-	c, err := s.next()
+	s := vr.sc
+	c, err := s.Next()
 	if err != nil {
 		return 0, false, err
 	}
-	at := s.off()
+	at := s.Off()
 	switch {
 	case list && c == '[':
-		err := s.array(k, "", func(int) error {
+		err := s.Array(k, "", func(int) error {
 			n++
-			return s.skip(2)
+			return s.Skip(2)
 		})
 		if err != nil {
 			return 0, false, err
@@ -522,7 +523,7 @@ func (vr *valReader) count(k string, list bool) (n int, ok bool, err error) {
 		return n, true, nil
 	case list && c == '{':
 		sum, total := 0, -1
-		err := s.object(k, "", func(raw []byte) error {
+		err := s.Object(k, "", func(raw []byte) error {
 			m := valKey(raw)
 			v, ok, err := vr.count(k+"."+m, false)
 			switch {
@@ -548,7 +549,7 @@ func (vr *valReader) count(k string, list bool) (n int, ok bool, err error) {
 		return 0, ok, err
 	}
 	if v < 0 || v != math.Trunc(v) || v > 1e9 {
-		return 0, false, s.errorf(at, "%s: %v is not a count (a whole number from 0 to 1e9)", k, v)
+		return 0, false, s.Errorf(at, "%s: %v is not a count (a whole number from 0 to 1e9)", k, v)
 	}
 	return int(v), true, nil
 }
@@ -556,21 +557,21 @@ func (vr *valReader) count(k string, list bool) (n int, ok bool, err error) {
 // boolean reads true/false, or the strings "true"/"false"; ok is false for
 // null.
 func (vr *valReader) boolean(k string) (b, ok bool, err error) {
-	s := &vr.sc
-	c, err := s.next()
+	s := vr.sc
+	c, err := s.Next()
 	if err != nil {
 		return false, false, err
 	}
-	at := s.off()
+	at := s.Off()
 	switch c {
 	case 't', 'f', 'n':
-		w, err := s.literal()
+		w, err := s.Literal()
 		if err != nil {
 			return false, false, err
 		}
 		return w == "true", w != "null", nil
 	case '"':
-		t, err := s.stringVal(k, "", 16)
+		t, err := s.StringVal(k, "", 16)
 		if err != nil {
 			return false, false, err
 		}
@@ -580,9 +581,9 @@ func (vr *valReader) boolean(k string) (b, ok bool, err error) {
 		case "false", "no", "fail", "failed":
 			return false, true, nil
 		}
-		return false, false, s.errorf(at, "%s: %q is not a boolean", k, t)
+		return false, false, s.Errorf(at, "%s: %q is not a boolean", k, t)
 	}
-	return false, false, s.errorf(at, "%s: expected a boolean, found %s", k, sarifKind(c))
+	return false, false, s.Errorf(at, "%s: expected a boolean, found %s", k, jsonscan.Kind(c))
 }
 
 // isValidationReport reports whether the head of a file looks like a

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -33,8 +35,9 @@ func runCoverage(env *Env, args []string) error {
 func runCoverageReport(env *Env, args []string) error {
 	fs := newFlagSet("coverage report", env)
 	format := fs.String("format", "json", "output format: json or markdown")
+	listing := fs.String("files", "worst", "files to list: worst (the 50 of lowest coverage) or all (streamed)")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage report [--format json|markdown] FILE...")
+		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage report [--format json|markdown] [--files worst|all] FILE...")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterleaved(fs, args)
@@ -47,10 +50,28 @@ func runCoverageReport(env *Env, args []string) error {
 	if *format != "json" && *format != "markdown" {
 		return usagef("coverage report: --format %q: want json or markdown", *format)
 	}
+	list, err := coverage.ParseListing(*listing)
+	if err != nil {
+		return usagef("coverage report: %v", err)
+	}
+	stream := ""
+	if list == coverage.ListWorst {
+		if stream, err = streamableLCOV(files); err != nil {
+			return err
+		}
+	}
+	var ru *coverage.RollUp
 	var pieces []*decide.Evidence
 	var formats []coverage.Format
 	for _, name := range files {
-		e, f, err := readCoverageFile(name)
+		var e *decide.Evidence
+		var f coverage.Format
+		if name == stream {
+			ru = coverage.NewRollUp()
+			e, f, err = streamCoverageFile(name, ru)
+		} else {
+			e, f, err = readCoverageFile(name)
+		}
 		if err != nil {
 			return err
 		}
@@ -61,7 +82,12 @@ func runCoverageReport(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := coverage.NewReport(merged, formats)
+	var rep coverage.Report
+	if ru != nil {
+		rep = coverage.NewRolledUpReport(merged, formats, ru)
+	} else {
+		rep = coverage.NewReport(merged, formats, list)
+	}
 	if *format == "json" {
 		return rep.WriteJSON(env.Stdout)
 	}
@@ -79,6 +105,76 @@ func readCoverageFile(name string) (*decide.Evidence, coverage.Format, error) {
 	}
 	defer f.Close()
 	return coverage.ReadFormat(name, f)
+}
+
+// streamableLCOV returns the one report among files whose per-file
+// coverage can be streamed into a roll-up (DESIGN §11): an LCOV file, when
+// no other file holds coverage (files of two reports merge by path, which
+// needs every path). "" when there is none.
+func streamableLCOV(files []string) (string, error) {
+	lcov, others := "", 0
+	for _, name := range files {
+		f, regular, err := sniffCoverageFile(name)
+		if err != nil {
+			return "", err
+		}
+		if !regular {
+			return "", nil // a pipe is read once, as it comes
+		}
+		switch f {
+		case coverage.FormatLCOV:
+			if lcov != "" {
+				return "", nil
+			}
+			lcov = name
+		case coverage.FormatJUnit, "":
+		default:
+			others++
+		}
+	}
+	if others > 0 {
+		return "", nil
+	}
+	return lcov, nil
+}
+
+// sniffCoverageFile tells the format of a report from its first bytes;
+// "" when it is none (reading it then gives the error). A file that is not
+// a regular file (a named pipe, a process substitution) is not read:
+// regular is false, and it cannot be read twice.
+func sniffCoverageFile(name string) (f coverage.Format, regular bool, err error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return "", false, fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
+	}
+	if !st.Mode().IsRegular() {
+		return "", false, nil
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return "", false, fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
+	}
+	defer file.Close()
+	head := make([]byte, coverage.SniffLen)
+	n, err := io.ReadFull(file, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", false, fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
+	}
+	return coverage.Sniff(head[:n]), true, nil
+}
+
+// streamCoverageFile reads an LCOV report, folding its files into ru.
+func streamCoverageFile(name string, ru *coverage.RollUp) (*decide.Evidence, coverage.Format, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
+	}
+	defer f.Close()
+	c, err := coverage.StreamLCOV(name, f, ru.Add)
+	if err != nil {
+		return nil, coverage.FormatLCOV, err
+	}
+	return &decide.Evidence{Sources: []string{name}, Coverage: c}, coverage.FormatLCOV, nil
 }
 
 // readTests reads test results for the guard — JUnit XML or go test

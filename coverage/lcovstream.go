@@ -1,0 +1,192 @@
+package coverage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+
+	"github.com/gcloop/gcloop/decide"
+)
+
+// StreamLCOV reads an LCOV tracefile as ReadLCOV does — the same totals,
+// the same errors — but with memory that does not grow with the number of
+// distinct source files: each file's coverage goes to emit, once, and the
+// returned facts hold the totals and no Files.
+//
+// It reads r twice. The first pass only looks at the SF: lines, keeping an
+// 8-byte hash of each path, and finds the paths that have more than one
+// record. The second pass parses everything and emits a file at the end of
+// its record, except those paths: their records are merged line by line,
+// as ReadLCOV does, and they are emitted at the end. A hash collision only
+// makes a file wait for the end; it never changes a result.
+func StreamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage)) (*decide.CoverageFacts, error) {
+	seed := maphash.MakeSeed()
+	repeated, distinct, err := lcovRepeatedPaths(seed, r, streamBufSize)
+	if err != nil {
+		return nil, &decide.ParseError{File: name, Offset: -1, Msg: "read failed", Err: err}
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("read %s again: %w", name, err)
+	}
+	t := newLineTally(name)
+	if distinct <= MaxFiles { // past it, the tally reports the error as ReadLCOV does
+		t.stream = &lineStream{seed: seed, repeated: repeated, emit: emit}
+	}
+	c, err := readLCOV(name, r, t)
+	if err != nil {
+		return nil, err
+	}
+	if t.stream == nil {
+		for _, f := range c.Files {
+			emit(f)
+		}
+		c.Files = nil
+	}
+	return c, nil
+}
+
+// streamBufSize is the read buffer of the first pass of StreamLCOV.
+const streamBufSize = 1 << 20
+
+// lineStream is the state of a lineTally that emits files as it goes.
+type lineStream struct {
+	seed     maphash.Seed
+	repeated map[uint64]bool // hashes of paths with several records
+	emit     func(decide.FileCoverage)
+	files    int // files emitted
+	covered  int64
+	total    int64
+}
+
+// lcovRepeatedPaths scans the SF: lines of an LCOV file and returns the
+// hashes of the paths named more than once, and how many distinct paths
+// there are (counted up to MaxFiles+1). It parses nothing else: the second
+// pass reports every error, and stops at any line it cannot read whole.
+func lcovRepeatedPaths(seed maphash.Seed, r io.Reader, size int) (map[uint64]bool, int, error) {
+	var seen hashSet
+	repeated := map[uint64]bool{}
+	buf := make([]byte, size)
+	carry := 0 // buf[:carry] is the start of a line not read whole
+	for {
+		n, err := io.ReadFull(r, buf[carry:])
+		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !eof {
+			return nil, 0, err
+		}
+		data := buf[:carry+n]
+		pos := 0 // always at the start of a line
+		for pos < len(data) {
+			if !bytes.HasPrefix(data[pos:], []byte("SF:")) {
+				at := nextSF(data, pos)
+				if at < 0 {
+					if nl := bytes.LastIndexByte(data[pos:], '\n'); nl >= 0 {
+						pos += nl + 1 // keep only the last, incomplete line
+					}
+					break
+				}
+				pos = at
+				continue
+			}
+			nl := bytes.IndexByte(data[pos:], '\n')
+			if nl < 0 && !eof {
+				break // the rest of the line comes with the next read
+			}
+			line := data[pos:]
+			if nl >= 0 {
+				line = line[:nl]
+			}
+			if p := bytes.TrimSpace(line[3:]); len(p) > 0 && seen.n <= MaxFiles {
+				if h := maphash.Bytes(seed, p); !seen.add(h) {
+					repeated[h] = true
+				}
+			}
+			if nl < 0 {
+				pos = len(data)
+				break
+			}
+			pos += nl + 1
+		}
+		if eof {
+			return repeated, seen.n, nil
+		}
+		carry = copy(buf, data[pos:])
+		if carry == len(buf) { // one line fills the buffer
+			if len(buf) > MaxLineLen {
+				// Too long for the parser, which reports it.
+				return repeated, seen.n, nil
+			}
+			nb := make([]byte, 2*len(buf))
+			copy(nb, buf)
+			buf = nb
+		}
+	}
+}
+
+// nextSF returns the start of the first line after data[pos] that begins
+// with "SF:", or -1. It looks for the rare 'S' (memchr speed), not for the
+// frequent '\n'.
+func nextSF(data []byte, pos int) int {
+	for from := pos + 1; from < len(data); {
+		k := bytes.Index(data[from:], []byte("SF:"))
+		if k < 0 {
+			return -1
+		}
+		at := from + k
+		if data[at-1] == '\n' {
+			return at
+		}
+		from = at + 1
+	}
+	return -1
+}
+
+// hashSet is a set of 64-bit hashes: open addressing, at most half full.
+type hashSet struct {
+	slots []uint64 // 0 is empty; the hash 0 is kept in zero
+	zero  bool
+	n     int
+}
+
+// add inserts h and reports whether it was new.
+func (s *hashSet) add(h uint64) bool {
+	if h == 0 {
+		if s.zero {
+			return false
+		}
+		s.zero = true
+		s.n++
+		return true
+	}
+	if 2*(s.n+1) > len(s.slots) {
+		s.grow()
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case h:
+			return false
+		case 0:
+			s.slots[i] = h
+			s.n++
+			return true
+		}
+	}
+}
+
+func (s *hashSet) grow() {
+	old := s.slots
+	s.slots = make([]uint64, max(1024, 2*len(old)))
+	mask := uint64(len(s.slots) - 1)
+	for _, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = h
+	}
+}

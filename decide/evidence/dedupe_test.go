@@ -1,0 +1,137 @@
+package evidence
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/google/go-cmp/cmp"
+)
+
+// manyResults builds n distinct results over four levels, each written
+// copies times, the copies of one result interleaved with the others (the
+// whole list repeated, as a log concatenated with itself).
+func manyResults(n, copies int) string {
+	levels := []string{"error", "warning", "note", "warning"}
+	parts := make([]string, 0, n*copies)
+	for c := 0; c < copies; c++ {
+		for i := 0; i < n; i++ {
+			parts = append(parts, fmt.Sprintf(`{"level":%q,"message":{"text":"problem %d"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"f%d.go"},"region":{"startLine":%d}}}]}`,
+				levels[i%4], i, i%97, 1+i%500))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// decidedCounts are the counts a decision reports for one evidence file:
+// the kept findings (after decide.Merge) plus the omitted ones.
+func decidedCounts(t *testing.T, ev *decide.Evidence) decide.Counts {
+	t.Helper()
+	m, err := decide.Merge(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decide.CountFindings(m.Findings)
+	c.Critical += m.Omitted.Critical
+	c.High += m.Omitted.High
+	c.Medium += m.Omitted.Medium
+	c.Low += m.Omitted.Low
+	return c
+}
+
+// The same findings written several times in one log count as once, for
+// any number of findings: below, at and well past MaxFindings (DESIGN §11:
+// no dedupe that only works within the first N findings).
+func TestReadSARIFCountsDoNotDependOnSize(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 10, MaxFindings, MaxFindings + 1, 25000} {
+		want := decide.Counts{High: (n + 3) / 4, Medium: (n+2)/4 + n/4, Low: (n + 1) / 4}
+		for _, copies := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("%d findings ×%d", n, copies), func(t *testing.T) {
+				t.Parallel()
+				for _, beforeTool := range []bool{false, true} {
+					run := sarifRunJSON(sarifTool("t"), manyResults(n, copies))
+					if beforeTool {
+						run = `{"results":[` + manyResults(n, copies) + `],"tool":` + sarifTool("t") + `}`
+					}
+					ev, err := ReadSARIF("t.sarif", strings.NewReader(sarifDoc(run)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := decidedCounts(t, ev)
+					if beforeTool && (want.Medium*copies > MaxFindings || n*copies > sarifMaxPending) {
+						// Results before the tool past the held-back caps
+						// (MaxFindings of one rule and level) cannot be
+						// compared: counted conservatively, never fewer
+						// than the truth, and noted.
+						if got.Total() < want.Total() {
+							t.Errorf("results before the tool: counts %+v below the distinct %+v", got, want)
+						}
+						if !strings.Contains(strings.Join(ev.Notes, "\n"), "not compared for repeats") {
+							t.Errorf("no note on the results not compared: %q", ev.Notes)
+						}
+						continue
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("results before the tool %v: counts mismatch (-want +got):\n%s", beforeTool, diff)
+					}
+				}
+			})
+		}
+	}
+}
+
+// Checkstyle XML repeated within one file counts once too.
+func TestReadCheckstyleCountsDoNotDependOnSize(t *testing.T) {
+	t.Parallel()
+	const n = 3 * MaxFindings
+	var errs strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&errs, `<error line="%d" severity="warning" message="problem %d" source="x"/>`, 1+i%300, i)
+	}
+	for _, copies := range []int{1, 2} {
+		doc := `<?xml version="1.0"?><checkstyle version="8.0"><file name="a.java">` + strings.Repeat(errs.String(), copies) + `</file></checkstyle>`
+		ev, err := ReadCheckstyle("cs.xml", strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(decide.Counts{Medium: n}, decidedCounts(t, ev)); diff != "" {
+			t.Errorf("%d copies: counts mismatch (-want +got):\n%s", copies, diff)
+		}
+	}
+}
+
+// Past its bound the fingerprint set stops remembering: later findings
+// are all counted (too many, never too few), the table stays bounded, and
+// the reader's note says so.
+func TestFingerprintsBound(t *testing.T) {
+	t.Parallel()
+	var k keeper
+	k.seen.max = 1000
+	finding := func(i int) decide.Finding {
+		return decide.Finding{Severity: decide.Medium, File: "a.go", Line: i, Message: "m"}
+	}
+	counted := 0
+	for pass := 0; pass < 2; pass++ {
+		for i := 0; i < 3000; i++ {
+			if !k.duplicate(finding(i)) {
+				counted++
+			}
+		}
+	}
+	if want := 3000 + 2000; counted != want {
+		t.Errorf("counted %d findings, want %d (1000 remembered, 2000 past the bound counted twice)", counted, want)
+	}
+	if len(k.seen.slots) > 2048 { // at most half full, a power of two
+		t.Errorf("table of %d slots, want at most 2048", len(k.seen.slots))
+	}
+	notes := k.dedupeNotes("x.sarif")
+	want := []string{
+		"x.sarif: 1000 repeated findings (same file, line, severity and message) counted once",
+		"x.sarif: more than 1000 distinct findings; 4000 later ones could not be compared for repeats and were all counted (counts may be too high)",
+	}
+	if diff := cmp.Diff(want, notes); diff != "" {
+		t.Errorf("notes mismatch (-want +got):\n%s", diff)
+	}
+}

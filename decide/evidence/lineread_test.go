@@ -1,0 +1,139 @@
+package evidence
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/google/go-cmp/cmp"
+)
+
+func lnF64(v float64) *float64 { return &v }
+
+// lnOpen opens a fixture under testdata.
+func lnOpen(t *testing.T, name string) io.Reader {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// lnHead returns the first 8 KiB of a fixture, as the dispatcher sniffs.
+func lnHead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 8<<10 {
+		b = b[:8<<10]
+	}
+	return b
+}
+
+// lnCheckErr fails unless err is a *decide.ParseError whose text is want.
+func lnCheckErr(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %q", want)
+	}
+	var pe *decide.ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v is %T, want *decide.ParseError", err, err)
+	}
+	if err.Error() != want {
+		t.Errorf("error\n got %q\nwant %q", err.Error(), want)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %q spans lines", err.Error())
+	}
+}
+
+// lnFuzzCheck is the property every fuzz target checks.
+func lnFuzzCheck(t *testing.T, ev *decide.Evidence, err error) {
+	if err != nil {
+		var pe *decide.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("error %v is %T, want *decide.ParseError", err, err)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error %q spans lines", err.Error())
+		}
+		return
+	}
+	if ev == nil {
+		t.Fatal("nil evidence without error")
+	}
+	for _, f := range ev.Findings {
+		if f.Severity < decide.Critical || f.Severity > decide.Low {
+			t.Fatalf("finding with severity %d", f.Severity)
+		}
+	}
+}
+
+func TestLineReaderSkipsOverlongLinesWithoutBuffering(t *testing.T) {
+	t.Parallel()
+	in := "short\n" + strings.Repeat("x", 300) + "\n\ufefflast"
+	lr := newLnReader(strings.NewReader("\ufeff"+in), 100)
+	type line struct {
+		N       int
+		Text    string
+		TooLong bool
+	}
+	var got []line
+	for {
+		b, long, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, line{lr.line, string(b), long})
+		if cap(lr.buf) > 4096+200 {
+			t.Fatalf("buffer grew to %d bytes", cap(lr.buf))
+		}
+	}
+	want := []line{{1, "short", false}, {2, "", true}, {3, "\ufefflast", false}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("lines (-want +got):\n%s", d)
+	}
+}
+
+// lnRepeat is an endless stream of one byte.
+type lnRepeat byte
+
+func (r lnRepeat) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+func TestFileOverTheCapIsAnError(t *testing.T) {
+	t.Parallel()
+	_, err := ReadDiscoveries("big.ndjson", io.LimitReader(lnRepeat('x'), lnMaxFile+10))
+	lnCheckErr(t, err, "big.ndjson: byte 67108864: file exceeds the 64 MiB limit for evidence files")
+	_, err = ReadReviewJSON("big.json", io.MultiReader(strings.NewReader(`{"x":[`), lnRepeat(' ')))
+	lnCheckErr(t, err, "big.json: byte 67108864: file exceeds the 64 MiB limit for evidence files")
+}
+
+func TestCapReader(t *testing.T) {
+	t.Parallel()
+	c := &lnCapReader{r: strings.NewReader("abcdef"), max: 4}
+	b, err := io.ReadAll(c)
+	if !errors.Is(err, errLnTooLarge) || string(b) != "abcde" {
+		t.Errorf("ReadAll = %q, %v; want \"abcde\", errLnTooLarge", b, err)
+	}
+	c = &lnCapReader{r: strings.NewReader("abcd"), max: 4}
+	if b, err := io.ReadAll(c); err != nil || string(b) != "abcd" {
+		t.Errorf("ReadAll = %q, %v; want \"abcd\", nil", b, err)
+	}
+}

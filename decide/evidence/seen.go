@@ -1,0 +1,92 @@
+package evidence
+
+import (
+	"hash/maphash"
+
+	"github.com/gcloop/gcloop/decide"
+)
+
+// MaxDistinctFindings is the most distinct findings one file's reader
+// remembers to count a repeated finding once (DESIGN §3, §11). It bounds the
+// memory of the fingerprint set to 16 MiB (16-byte hashes in a table at most
+// half full). Past it, a finding not yet remembered is counted even though
+// it may repeat an earlier one the set could not hold — counts can then be
+// too high, never too low — and the reader says so in a note.
+const MaxDistinctFindings = 1 << 19
+
+// fingerprints is a set of 128-bit hashes of decide.DedupeKey, an
+// open-addressing table that doubles up to 2×MaxDistinctFindings slots.
+// A zero slot is empty; hashes are never zero.
+type fingerprints struct {
+	max   int // 0 means MaxDistinctFindings
+	slots [][2]uint64
+	n     int
+	full  int // findings not remembered because the set was full
+
+	seeds   [2]maphash.Seed
+	scratch []byte
+}
+
+// fingerprint is a 128-bit hash (two 64-bit hashes of different seeds)
+// of a finding's dedupe key; scratch is reused between calls.
+func (s *fingerprints) fingerprint(f decide.Finding) [2]uint64 {
+	if s.seeds[0] == (maphash.Seed{}) {
+		s.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	}
+	s.scratch = decide.AppendDedupeKey(s.scratch[:0], f)
+	fp := [2]uint64{maphash.Bytes(s.seeds[0], s.scratch), maphash.Bytes(s.seeds[1], s.scratch)}
+	fp[0] |= 1 // never the empty slot
+	return fp
+}
+
+// seenBefore reports whether f repeats a finding already offered, and
+// remembers f otherwise (while the set has room).
+func (s *fingerprints) seenBefore(f decide.Finding) bool {
+	fp := s.fingerprint(f)
+	if s.slots == nil {
+		s.slots = make([][2]uint64, 64)
+	}
+	if i, found := s.find(fp); found {
+		return true
+	} else if s.n < s.limit() {
+		s.slots[i] = fp
+		s.n++
+		if 2*s.n > len(s.slots) {
+			s.grow()
+		}
+		return false
+	}
+	s.full++
+	return false
+}
+
+// find returns the slot holding fp, or the empty slot where it belongs.
+func (s *fingerprints) find(fp [2]uint64) (int, bool) {
+	mask := len(s.slots) - 1
+	for i := int(fp[1]) & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case fp:
+			return i, true
+		case [2]uint64{}:
+			return i, false
+		}
+	}
+}
+
+func (s *fingerprints) grow() {
+	old := s.slots
+	s.slots = make([][2]uint64, 2*len(old))
+	for _, fp := range old {
+		if fp != [2]uint64{} {
+			i, _ := s.find(fp)
+			s.slots[i] = fp
+		}
+	}
+}
+
+func (s *fingerprints) limit() int {
+	if s.max <= 0 {
+		return MaxDistinctFindings
+	}
+	return s.max
+}
