@@ -42,14 +42,15 @@ func runAction(env *Env, args []string) error {
 	}
 	dry := fs.Bool("dry-run", false, "print the comment, issues and commit the run would make; needs no token")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: gcloop run [--dry-run] [--INPUT VALUE ...]")
+		fmt.Fprintln(fs.Output(), "Usage: gcloop run [--dry-run] [--INPUT VALUE ...]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseFlags(env, fs, args)
+	if err != nil {
 		return flagError(err)
 	}
-	if fs.NArg() > 0 {
-		return usagef("run: unexpected argument %q", fs.Arg(0))
+	if len(rest) > 0 {
+		return usagef("run: unexpected argument %q", rest[0])
 	}
 	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
 	get := func(name string) string {
