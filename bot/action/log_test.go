@@ -2,8 +2,10 @@ package action
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -42,4 +44,27 @@ func TestLog(t *testing.T) {
 		})
 	}
 	steps(nil) // a nil log logs nothing and does not panic
+}
+
+// FuzzLogLine: whatever evidence text reaches the log, as a line or a
+// note, it starts no workflow command: every line the log writes is a
+// "gcloop: " line or one of its own group commands.
+func FuzzLogLine(f *testing.F) {
+	for _, s := range []string{"a.json", "x\r::add-mask::y", "\n::error::boom", "100%", "::group::x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		l := NewLog(&b, true)
+		l.Group("evidence")
+		l.Printf("evidence %s: read", s)
+		l.Note(s)
+		l.logEvidence(s, &decide.Evidence{Notes: []string{s}})
+		l.End()
+		for _, line := range strings.FieldsFunc(b.String(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+			if line != "::group::gcloop: evidence" && line != "::endgroup::" && !strings.HasPrefix(line, "gcloop: ") {
+				t.Errorf("log line %q from %q", line, s)
+			}
+		}
+	})
 }
