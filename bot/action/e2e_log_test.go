@@ -1,10 +1,13 @@
 package action_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -150,3 +153,46 @@ func TestActionEvidenceCommaSeparated(t *testing.T) {
 // runnerCommands: their titles are gcloop's own, never evidence text.
 var logGroups = []string{"group::gcloop: inputs", "group::gcloop: evidence", "group::gcloop: decision",
 	"group::gcloop: effects on GitHub", "group::gcloop: result", "endgroup::"}
+
+// zipOf zips files (name → body) as an artifact.
+func zipOf(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for name, body := range files {
+		f, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// The log names each artifact file read and what as, and the files passed
+// over; artifacts given as a comma-separated list are each downloaded.
+func TestActionLogArtifacts(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{ID: 8000, HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
+	w.gh.AddArtifact(owner, repo, runID, "review", zipOf(t, map[string]string{"review-results.json": reviewFix, "notes.txt": "hello"}))
+	w.gh.AddArtifact(owner, repo, runID, "more", zipOf(t, map[string]string{"ok.json": reviewFix}))
+	payload := map[string]any{"action": "completed", "workflow_run": map[string]any{"id": runID, "head_sha": w.head, "head_branch": "feature/cart",
+		"head_repository": map[string]any{"id": 100}, "pull_requests": []any{map[string]any{"number": w.pr,
+			"head": map[string]any{"sha": w.head, "ref": "feature/cart", "repo": map[string]any{"id": 100}}}}}}
+	r := w.runAction(step{event: "workflow_run", payload: payload, inputs: map[string]string{"loop": "review", "artifacts": "review, more"}, runID: 8001})
+	if r.code != 0 || r.outputs["decision"] != "fix" {
+		t.Fatalf("exit %d outputs %v\n%s\n%s", r.code, r.outputs, r.stdout, r.stderr)
+	}
+	mustContain(t, "the log", r.stdout,
+		"gcloop: evidence none; artifacts review, more\n",
+		"gcloop: artifacts of workflow run 8000: 2 found for review, more\n",
+		"gcloop: evidence artifact review/review-results.json: read as review, 4 finding(s)\n",
+		"gcloop: artifact review/notes.txt: not a format gcloop reads, passed over\n",
+		"gcloop: evidence artifact more/ok.json: read as review, 4 finding(s)\n")
+}
