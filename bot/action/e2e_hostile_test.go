@@ -73,7 +73,7 @@ func TestHostileEvidenceTextStartsNoWorkflowCommand(t *testing.T) {
 			w := newWorld(t, nil)
 			ws := hostileWorkspace(t, tt.files)
 			r := w.runAction(step{inputs: tt.inputs, ws: ws})
-			if bad := runnerCommands(r.stdout+"\n"+r.stderr, "error ", "error::", "warning ", "notice::", "add-mask::"+token); len(bad) != 0 {
+			if bad := runnerCommands(r.stdout+"\n"+r.stderr, append(logGroups, "error ", "error::", "warning ", "notice::", "add-mask::"+token)...); len(bad) != 0 {
 				t.Errorf("the step output runs workflow commands %q (exit %d)\nstdout:\n%s\nstderr:\n%s", bad, r.code, r.stdout, r.stderr)
 			}
 			if !strings.Contains(r.stdout+r.stderr, "leak") {

@@ -62,9 +62,9 @@ type Options struct {
 func Gather(get func(name string) string) (*Options, error) {
 	o := &Options{Token: get("token"), ID: get("id"), Config: get("config"), Discoveries: get("discoveries"),
 		StateKey: get("state-key"), BotLogin: get("bot-login"), Baseline: get("baseline")}
-	var errs []string
+	var errs InputErrors
 	bad := func(name, format string, args ...any) {
-		errs = append(errs, fmt.Sprintf("input %s: "+format, append([]any{name}, args...)...))
+		errs = append(errs, InputError{Name: name, Msg: fmt.Sprintf(format, args...)})
 	}
 	if s := get("loop"); s != "" {
 		l, err := decide.ParseLoop(s)
@@ -79,8 +79,8 @@ func Gather(get func(name string) string) (*Options, error) {
 	if o.ID != "" && !decide.ValidID(o.ID) {
 		bad("id", "%q: %s", o.ID, decide.IDRule)
 	}
-	o.Evidence = lines(get("evidence"))
-	o.Artifacts = lines(get("artifacts"))
+	o.Evidence = splitList(get("evidence"))
+	o.Artifacts = splitList(get("artifacts"))
 	if s := get("run-id"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n <= 0 {
@@ -144,9 +144,30 @@ func Gather(get func(name string) string) (*Options, error) {
 		ov.Dispatch = &s
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
+		return nil, errs
 	}
 	return o, nil
+}
+
+// InputError is one unusable input: its name and what was expected.
+type InputError struct {
+	Name string // the input's name, as in action.yml
+	Msg  string // the value and what was expected
+}
+
+func (e InputError) Error() string { return "input " + e.Name + ": " + e.Msg }
+
+// InputErrors are all the unusable inputs of one run, in the order Gather
+// checks them; Error joins them in one line, and each can be shown on its
+// own (one ::error annotation per input).
+type InputErrors []InputError
+
+func (es InputErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "; ")
 }
 
 // lookup returns an input and whether it was given at all.
@@ -195,25 +216,15 @@ func floatInput(get func(string) string, name string, bad func(string, string, .
 	return &v
 }
 
-// lines splits a multi-line input into its non-empty, trimmed lines.
-func lines(s string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// splitList splits an input given as lines or commas.
+// splitList splits a list input (evidence, artifacts, labels,
+// test-patterns): entries are separated by newlines or commas, trimmed of
+// spaces, and empty ones are dropped. A comma always separates: there is
+// no quoting, so a path with a comma is matched by a glob instead.
 func splitList(s string) []string {
 	var out []string
-	for _, l := range lines(s) {
-		for _, p := range strings.Split(l, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
 		}
 	}
 	return out

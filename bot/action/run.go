@@ -39,8 +39,10 @@ type Runner struct {
 	GH *github.Client
 	// Plain fetches artifact blobs; it never carries the token.
 	Plain *http.Client
-	// Out receives the log and, in a dry run, what would be done.
+	// Out receives, in a dry run, what would be done.
 	Out io.Writer
+	// Log receives the progress lines; nil logs nothing.
+	Log *Log
 	Now func() time.Time
 	// BotLogin is gcloop's identity; "" resolves it from the token and
 	// the bot-login input (identity.Resolve) on first use, never in a dry
@@ -111,6 +113,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	res := &Result{}
 
+	r.Log.Group("evidence")
 	pull, err := r.resolvePull(ctx)
 	if err != nil {
 		if errors.Is(err, ErrNoPull) {
@@ -188,6 +191,9 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	d.Notes = append(d.Notes, found.Notes...)
 	res.Decision = d
+	r.Log.Group("decision")
+	r.Log.Note("decision: " + checkTitle(d))
+	r.Log.Group("effects on GitHub")
 	final := st.Status
 	if final != decide.StateApproved && final != decide.StateAborted {
 		final = ""
@@ -199,6 +205,8 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		// Decided on the evidence alone: no history, no effect on GitHub.
 		d.Status = decide.StatusPartial
 		d.Notes = append(d.Notes, fmt.Sprintf("GitHub API unavailable (%v): decided on the evidence alone, without the loop's history; nothing was written to GitHub", ghclient.Explain(res.APIError)))
+		r.Log.Printf("effects: none, GitHub API unavailable (%s)", ghclient.Explain(res.APIError))
+		r.Log.logOutcome(d)
 		return res, nil
 	}
 
@@ -216,6 +224,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		saved := *r.Ctx
 		r.Ctx.Owner, r.Ctx.Repo = or(r.Ctx.Owner, "OWNER"), or(r.Ctx.Repo, "REPO")
 		res.Notes = append(res.Notes, fmt.Sprintf("dry run without a pull request: issues planned for a stand-in #1 of %s/%s", r.Ctx.Owner, r.Ctx.Repo))
+		r.Log.Note(res.Notes[len(res.Notes)-1])
 		r.syncIssues(ctx, res, &Pull{Number: 1}, false, final)
 		*r.Ctx = saved
 	}
@@ -253,6 +262,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		last := &st.Rounds[len(st.Rounds)-1]
 		r.publishCheck(ctx, res, sha, prevCheck, last)
 		d.History[len(d.History)-1].Check = last.Check
+		r.Log.logCheck(d.ID, last.Check, prevCheck)
 	}
 	if ctx.Err() != nil {
 		r.partial(d, ctx.Err())
@@ -271,6 +281,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		switch {
 		case err == nil:
 			res.CommentURL = c.GetHTMLURL()
+			r.Log.Printf("report comment %s: %s", commentChange(found.Comment, body), res.CommentURL)
 		case ctx.Err() != nil:
 			r.partial(d, err)
 		default:
@@ -279,6 +290,10 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 			d.Notes = append(d.Notes, fmt.Sprintf("the report comment could not be written: %s", ghclient.Explain(err)))
 		}
 	}
+	if r.GH == nil {
+		r.Log.Printf("effects: none, a dry run writes nothing to GitHub")
+	}
+	r.Log.logOutcome(d)
 	return res, nil
 }
 
@@ -405,10 +420,16 @@ func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evide
 		return nil, err
 	}
 	res.Notes = append(res.Notes, notes...)
+	for _, n := range notes {
+		r.Log.Note(n) // before any failure of the round
+	}
 	res.EvidenceFiles = files
 	pieces, err := readWorkspaceEvidence(r.Ctx.Workspace, files, r.Opts.Loop)
 	if err != nil {
 		return nil, err
+	}
+	for i, e := range pieces {
+		r.Log.logEvidence(files[i], e)
 	}
 	if len(r.Opts.Artifacts) == 0 {
 		return pieces, nil
@@ -428,6 +449,7 @@ func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evide
 		return nil, err
 	}
 	lim := artifact.Limits{}
+	r.Log.Printf("artifacts of workflow run %d: %d found for %s", runID, len(arts), strings.Join(r.Opts.Artifacts, ", "))
 	for _, a := range arts {
 		data, err := artifact.Download(ctx, r.GH.Actions, r.Ctx.Owner, r.Ctx.Repo, a.GetID(), r.Plain, lim)
 		if err != nil {
@@ -439,12 +461,14 @@ func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evide
 		}
 		for _, f := range files {
 			if !load.Known(f.Data[:min(len(f.Data), 8<<10)]) {
+				r.Log.Printf("artifact %s/%s: not a format gcloop reads, passed over", a.GetName(), f.Name)
 				continue
 			}
 			e, err := load.Read(a.GetName()+"/"+f.Name, bytes.NewReader(f.Data), r.Opts.Loop)
 			if err != nil {
 				return nil, err
 			}
+			r.Log.logEvidence("artifact "+a.GetName()+"/"+f.Name, e)
 			pieces = append(pieces, e)
 		}
 	}
@@ -543,6 +567,7 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 	}
 	if len(plan.Accepted) == 0 {
 		revertChanges(res, plan)
+		r.Log.Printf("commit: none, the changes were refused: %s", violations(plan.Guard))
 		return
 	}
 	sha, err := pushfix.Push(ctx, r.GH.Git, pushfix.PushSpec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, Branch: pull.HeadRef,
@@ -557,11 +582,13 @@ func (r *Runner) judgeChanges(ctx context.Context, res *Result, pull *Pull, hist
 		}
 		plan.Accepted = nil
 		revertChanges(res, plan)
+		r.Log.Printf("commit: none, the changes were refused: %s", violations(plan.Guard))
 	case err != nil:
 		d.Notes = append(d.Notes, "the test-only fix could not be pushed: "+ghclient.Explain(err))
 	default:
 		res.Commit = sha
 		d.Reasons = append(d.Reasons, fmt.Sprintf("pushed %d test-only file(s) as %s", len(plan.Accepted), shortSHA(sha)))
+		r.Log.Printf("commit: pushed %d test-only file(s) as %s on %s", len(plan.Accepted), shortSHA(sha), pull.HeadRef)
 	}
 }
 
@@ -713,6 +740,7 @@ func (r *Runner) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 		out, err = publish.SyncIssues(ctx, nil, spec)
 	}
 	res.Planned = out.Planned
+	r.Log.logIssues(r.GH == nil, out.Created, out.Updated, out.Closed, len(out.Planned))
 	if len(out.Skipped) > 0 {
 		d.Notes = append(d.Notes, skippedNote(out.Skipped, spec.MaxIssues))
 	}
@@ -750,6 +778,7 @@ func (r *Runner) dispatch(ctx context.Context, res *Result, pull *Pull) {
 		return
 	}
 	res.Dispatched = true
+	r.Log.Printf("dispatch: started %s on %s for the next round", wf, pull.HeadRef)
 }
 
 // settledNote is the comment that closes a fix issue of a loop settled

@@ -81,8 +81,7 @@ func run(env *Env, args []string) error {
 	case "run":
 		return runAction(env, args[1:])
 	case "version", "--version", "-version":
-		fmt.Fprintln(env.Stdout, "gcloop", Version())
-		return nil
+		return runVersion(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)
 		return nil
@@ -122,6 +121,23 @@ func oneLine(s string) string {
 	return s
 }
 
+// parseFlags parses a command's flags (before or after the positional
+// arguments) and returns the positional ones. -h or --help prints the
+// command's usage on stdout and returns flag.ErrHelp (exit 0); a mistake is
+// printed on stderr with the usage (exit 2, through flagError).
+func parseFlags(env *Env, fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if f := fs.Lookup("help"); f != nil && f.Value.String() == "true" {
+		fs.SetOutput(env.Stdout)
+		fs.Usage()
+		return nil, flag.ErrHelp
+	}
+	return pos, nil
+}
+
 // parseInterleaved parses flags that may come before or after the
 // positional arguments, and returns the positional ones.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -142,10 +158,14 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// newFlagSet returns a flag set whose errors come back as usage errors.
+// newFlagSet returns a flag set whose errors come back as usage errors,
+// with -h and --help (see parseFlags). Its Usage must print to
+// fs.Output(): stdout for help, stderr for a mistake.
 func newFlagSet(name string, env *Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
+	help := fs.Bool("help", false, "print this help on stdout")
+	fs.BoolVar(help, "h", false, "print this help on stdout")
 	return fs
 }
 

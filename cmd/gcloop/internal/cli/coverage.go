@@ -15,12 +15,23 @@ import (
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
+const coverageUsage = `Usage:
+  gcloop coverage report [--format json|markdown] [--files worst|all] FILE...
+  gcloop coverage guard  [--base REV] [--before RESULTS] [--after RESULTS] [--patterns GLOB,...]
+  gcloop coverage cycle  --test CMD --fix CMD --coverage FILE [--junit FILE] [--target P] [--round N]
+
+Run 'gcloop coverage SUBCOMMAND -h' for a subcommand's flags.
+`
+
 // runCoverage runs `gcloop coverage report|guard|cycle`.
 func runCoverage(env *Env, args []string) error {
 	if len(args) == 0 {
 		return usagef("coverage: want a subcommand: report, guard or cycle")
 	}
 	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(env.Stdout, coverageUsage)
+		return nil
 	case "report":
 		return runCoverageReport(env, args[1:])
 	case "guard":
@@ -37,10 +48,10 @@ func runCoverageReport(env *Env, args []string) error {
 	format := fs.String("format", "json", "output format: json or markdown")
 	listing := fs.String("files", "worst", "files to list: worst (the 50 of lowest coverage) or all (streamed)")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage report [--format json|markdown] [--files worst|all] FILE...")
+		fmt.Fprintln(fs.Output(), "Usage: gcloop coverage report [--format json|markdown] [--files worst|all] FILE...")
 		fs.PrintDefaults()
 	}
-	files, err := parseInterleaved(fs, args)
+	files, err := parseFlags(env, fs, args)
 	if err != nil {
 		return flagError(err)
 	}
@@ -201,10 +212,10 @@ func runCoverageGuard(env *Env, args []string) error {
 	dir := fs.String("C", ".", "work tree to judge")
 	format := fs.String("format", "text", "output format: text or json")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage guard [--base REV] [--before RESULTS] [--after RESULTS] [--patterns GLOB,...]")
+		fmt.Fprintln(fs.Output(), "Usage: gcloop coverage guard [--base REV] [--before RESULTS] [--after RESULTS] [--patterns GLOB,...]")
 		fs.PrintDefaults()
 	}
-	rest, err := parseInterleaved(fs, args)
+	rest, err := parseFlags(env, fs, args)
 	if err != nil {
 		return flagError(err)
 	}
@@ -297,10 +308,10 @@ func runCoverageCycle(env *Env, args []string) error {
 	fs.IntVar(&o.Round, "round", 1, "round number shown in the report")
 	fs.StringVar(&o.Dir, "C", ".", "work tree to run in")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: gcloop coverage cycle --test CMD --fix CMD --coverage FILE [--junit FILE] [--target P] [--round N]")
+		fmt.Fprintln(fs.Output(), "Usage: gcloop coverage cycle --test CMD --fix CMD --coverage FILE [--junit FILE] [--target P] [--round N]")
 		fs.PrintDefaults()
 	}
-	rest, err := parseInterleaved(fs, args)
+	rest, err := parseFlags(env, fs, args)
 	if err != nil {
 		return flagError(err)
 	}

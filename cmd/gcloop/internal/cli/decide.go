@@ -42,10 +42,10 @@ func parseDecideFlags(env *Env, args []string) (*decideOptions, error) {
 	fs.StringVar(&o.format, "format", "markdown", "output format: markdown or json")
 	fs.StringVar(&o.failOn, "fail-on", "never", "exit 3 when the decision matches: never, fix or escalate")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: gcloop decide [flags] EVIDENCE...")
+		fmt.Fprintln(fs.Output(), "Usage: gcloop decide [flags] EVIDENCE...")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseFlags(env, fs, args)
 	if err != nil {
 		return nil, flagError(err)
 	}

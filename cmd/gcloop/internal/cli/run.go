@@ -42,14 +42,15 @@ func runAction(env *Env, args []string) error {
 	}
 	dry := fs.Bool("dry-run", false, "print the comment, issues and commit the run would make; needs no token")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: gcloop run [--dry-run] [--INPUT VALUE ...]")
+		fmt.Fprintln(fs.Output(), "Usage: gcloop run [--dry-run] [--INPUT VALUE ...]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseFlags(env, fs, args)
+	if err != nil {
 		return flagError(err)
 	}
-	if fs.NArg() > 0 {
-		return usagef("run: unexpected argument %q", fs.Arg(0))
+	if len(rest) > 0 {
+		return usagef("run: unexpected argument %q", rest[0])
 	}
 	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
 	get := func(name string) string {
@@ -61,10 +62,27 @@ func runAction(env *Env, args []string) error {
 		}
 		return a.GetInput(name)
 	}
+	asAction := env.Getenv("GITHUB_ACTIONS") == "true"
 	opts, err := action.Gather(get)
 	if err != nil {
+		var ies action.InputErrors
+		if asAction && errors.As(err, &ies) {
+			// One annotation per input, so the runner shows each.
+			for _, ie := range ies {
+				a.WithFieldsMap(map[string]string{"title": "gcloop: input " + ie.Name}).Errorf("%s", ie.Error())
+			}
+		}
 		return usagef("run: %v", err)
 	}
+	// The progress log: on stdout beside the runner's workflow commands
+	// in the action; on stderr by hand, where stdout is the dry run's.
+	logw := env.Stderr
+	if asAction {
+		logw = env.Stdout
+	}
+	lg := action.NewLog(logw, asAction)
+	defer lg.End()
+	lg.LogInputs(opts)
 	c, err := action.ReadContext(env.Getenv)
 	if err != nil {
 		return err
@@ -75,13 +93,17 @@ func runAction(env *Env, args []string) error {
 	// gcloop's identity is resolved by the runner from the token and the
 	// bot-login input (bot/identity), at most one request, never in a
 	// dry run.
-	r := &action.Runner{Opts: opts, Ctx: c, Out: env.Stdout, Now: time.Now, Plain: &http.Client{Timeout: 5 * time.Minute}}
+	r := &action.Runner{Opts: opts, Ctx: c, Out: env.Stdout, Log: lg, Now: time.Now, Plain: &http.Client{Timeout: 5 * time.Minute}}
 	if opts.StateKey != "" && c.OutputPath != "" {
 		a.AddMask(opts.StateKey)
 	}
 	if !opts.DryRun {
 		if opts.Token == "" {
-			return usagef("run: input token is empty: give the token input (default ${{ github.token }}), or --dry-run")
+			msg := "input token is empty: give the token input (default ${{ github.token }}), or --dry-run"
+			if asAction {
+				a.WithFieldsMap(map[string]string{"title": "gcloop: input token"}).Errorf("%s", msg)
+			}
+			return usagef("run: %s", msg)
 		}
 		if c.OutputPath != "" {
 			a.AddMask(opts.Token)
@@ -104,6 +126,7 @@ func runAction(env *Env, args []string) error {
 		r.GH = gh
 	}
 	res, err := r.Run(env.Ctx)
+	lg.End()
 	if err != nil {
 		var nd *decide.NoDecisionError
 		if errors.As(err, &nd) || errors.Is(err, action.ErrNoPull) {
@@ -114,7 +137,7 @@ func runAction(env *Env, args []string) error {
 		return err
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(env.Stderr, "gcloop:", wfcmd.Escape(n))
+		lg.Note(n) // once: those met while reading are already printed
 	}
 	if res.Decision == nil { // a comment event: a /gc command or nothing
 		return nil

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestHelpAndUsageStreams: -h and --help print usage on stdout with exit 0
+// for every command, without needing git or sh; a usage mistake prints on
+// stderr with exit 2.
+func TestHelpAndUsageStreams(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args       []string
+		code       int
+		wantStdout string // a line stdout must hold; "" = stdout empty
+		wantStderr string // a line stderr must hold; "" = stderr empty
+	}{
+		{[]string{"--help"}, exitOK, "Usage:", ""},
+		{[]string{"-h"}, exitOK, "Usage:", ""},
+		{[]string{"decide", "--help"}, exitOK, "Usage: gcloop decide [flags] EVIDENCE...", ""},
+		{[]string{"decide", "-h"}, exitOK, "Usage: gcloop decide [flags] EVIDENCE...", ""},
+		{[]string{"decide", "r.json", "--help"}, exitOK, "Usage: gcloop decide [flags] EVIDENCE...", ""},
+		{[]string{"coverage", "--help"}, exitOK, "  gcloop coverage guard  [--base REV] [--before RESULTS] [--after RESULTS] [--patterns GLOB,...]", ""},
+		{[]string{"coverage", "report", "--help"}, exitOK, "Usage: gcloop coverage report [--format json|markdown] [--files worst|all] FILE...", ""},
+		{[]string{"coverage", "guard", "-h"}, exitOK, "Usage: gcloop coverage guard [--base REV] [--before RESULTS] [--after RESULTS] [--patterns GLOB,...]", ""},
+		{[]string{"coverage", "cycle", "--help"}, exitOK, "Usage: gcloop coverage cycle --test CMD --fix CMD --coverage FILE [--junit FILE] [--target P] [--round N]", ""},
+		{[]string{"run", "--help"}, exitOK, "Usage: gcloop run [--dry-run] [--INPUT VALUE ...]", ""},
+		{[]string{"version", "--help"}, exitOK, "Usage: gcloop version", ""},
+		{[]string{}, exitUsage, "", "Usage:"},
+		{[]string{"decide", "--bogus", "r.json"}, exitUsage, "", "flag provided but not defined: -bogus"},
+		{[]string{"coverage", "report", "--bogus"}, exitUsage, "", "Usage: gcloop coverage report [--format json|markdown] [--files worst|all] FILE..."},
+		{[]string{"run", "--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
+		{[]string{"version", "x"}, exitUsage, "", `gcloop: version: unexpected argument "x"`},
+		{[]string{"coverage", "frob"}, exitUsage, "", `gcloop: coverage: unknown subcommand "frob" (want report, guard or cycle)`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			noTools := func(string) string { return "" } // no PATH: help needs no git
+			code := Main(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr, noTools)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstderr: %s", code, tt.code, stderr.String())
+			}
+			check := func(name, got, want string) {
+				if want == "" {
+					if got != "" {
+						t.Errorf("%s %q, want nothing", name, got)
+					}
+					return
+				}
+				if !strings.Contains("\n"+got, "\n"+want+"\n") {
+					t.Errorf("%s has no line %q:\n%s", name, want, got)
+				}
+			}
+			check("stdout", stdout.String(), tt.wantStdout)
+			check("stderr", stderr.String(), tt.wantStderr)
+		})
+	}
+}
