@@ -42,7 +42,7 @@ func ReadRunJSON(name string, r io.Reader) (*decide.Evidence, error) {
 		return nil, fail(dec.InputOffset(), "want a JSON object: %v", runJSONErr(err))
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fail(0, "want a JSON object, found %v", tok)
+		return nil, fail(0, "want a JSON object, found %s", tokenKind(tok))
 	}
 	cov := &decide.CoverageFacts{Format: string(FormatRunJSON)}
 	tests := &decide.TestFacts{}
@@ -253,4 +253,22 @@ func (l *runLimitReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.n -= int64(n)
 	return n, err
+}
+
+// tokenKind names a JSON token for an error message without quoting it:
+// a string token may hold anything, a newline too.
+func tokenKind(tok json.Token) string {
+	switch t := tok.(type) {
+	case json.Delim:
+		return fmt.Sprintf("%q", string(t))
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "an unknown token"
 }
