@@ -236,20 +236,8 @@ func BenchmarkCompareTools(b *testing.B) {
 		}
 	}
 	dir := b.TempDir()
-	src := filepath.Join(dir, "mod")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		b.Fatal(err)
-	}
 	lcovPath := benchFile(b, "big.info", func(w io.Writer) error { return genLCOV(w, benchSize) })
-	profPath := filepath.Join(src, "big.out")
-	pf, err := os.Create(profPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := genGoProfile(pf, benchSize, src); err != nil {
-		b.Fatal(err)
-	}
-	pf.Close()
+	src, profPath := benchGoProfile(b, dir, benchSize)
 	driver := filepath.Join(dir, "benchcmp")
 	build := exec.Command("go", "build", "-o", driver, "./testdata/gen/benchcmp")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -404,19 +392,7 @@ func BenchmarkCompareCLI(b *testing.B) {
 	const size = 190 << 20
 	lcov60k := benchFile(b, "60k.info", func(w io.Writer) error { return genLCOVFiles(w, size, 60_000) })
 	lcov240k := benchFile(b, "240k.info", func(w io.Writer) error { return genLCOVFiles(w, size, 240_000) })
-	src := filepath.Join(dir, "mod")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	prof := filepath.Join(src, "big.out")
-	pf, err := os.Create(prof)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := genGoProfile(pf, size, src); err != nil {
-		b.Fatal(err)
-	}
-	pf.Close()
+	_, prof := benchGoProfile(b, dir, size)
 	gcloop := filepath.Join(dir, "gcloop")
 	if out, err := exec.Command("go", "build", "-o", gcloop, "github.com/gcloop/gcloop/cmd/gcloop").CombinedOutput(); err != nil {
 		b.Fatalf("go build gcloop: %v\n%s", err, out)
@@ -451,4 +427,27 @@ func BenchmarkCompareCLI(b *testing.B) {
 			b.Logf("%-18s wall %8.3f s  cpu %7.3f s  rss %7.1f MB  %v", r.label, best.wall, best.cpu, best.rssMB, walls)
 		}
 	}
+}
+
+// benchGoProfile writes a Go cover profile of about size bytes into a
+// module directory under dir, with the sources it names; it returns the
+// module directory and the profile's path.
+func benchGoProfile(b *testing.B, dir string, size int64) (src, path string) {
+	b.Helper()
+	src = filepath.Join(dir, "mod")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	path = filepath.Join(src, "big.out")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := genGoProfile(f, size, src); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return src, path
 }
