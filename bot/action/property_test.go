@@ -168,24 +168,22 @@ type sequence struct {
 	incomplete     map[int64]bool // runs whose fix issues were not all opened
 
 	// The model.
-	rounds      int  // rounds recorded
-	grants      int  // extra rounds granted by /gc retry after an escalation
-	retryArmed  bool // an accepted /gc retry on an open loop: the next run is a new round
-	escalated   bool // the last recorded decision escalated
-	settled     string
-	keyed       bool // the state is signed with state-key
-	maxRounds   int
-	foreign     map[int64]string // comments gcloop did not write → their body
-	knownSHA    map[string]bool  // commits the test made
-	branchHead  string
-	judgedSHA   map[string]bool // shas a round judged
-	issueTarget map[int]string  // gcloop issue → its marker key
+	rounds     int  // rounds recorded
+	grants     int  // extra rounds granted by /gc retry after an escalation
+	retryArmed bool // an accepted /gc retry on an open loop: the next run is a new round
+	escalated  bool // the last recorded decision escalated
+	settled    string
+	keyed      bool // the state is signed with state-key
+	maxRounds  int
+	foreign    map[int64]string // comments gcloop did not write → their body
+	branchHead string
+	judgedSHA  map[string]bool // shas a round judged
 }
 
 func newSequence(t *testing.T, rng *rand.Rand, kind string) *sequence {
 	w := newWorld(t, map[string]string{"cart.go": propSource, "cart_test.go": propTests})
-	s := &sequence{t: t, rng: rng, w: w, foreign: map[int64]string{}, knownSHA: map[string]bool{w.head: true, w.base: true},
-		judgedSHA: map[string]bool{}, recordedRuns: map[int64]bool{}, incomplete: map[int64]bool{}, issueTarget: map[int]string{}, branchHead: w.head}
+	s := &sequence{t: t, rng: rng, w: w, foreign: map[int64]string{},
+		judgedSHA: map[string]bool{}, recordedRuns: map[int64]bool{}, incomplete: map[int64]bool{}, branchHead: w.head}
 	s.token, s.login = token, bot
 	if kind == "personal-token" {
 		s.token, s.login = "ghp_maintainer", "maint"
@@ -421,7 +419,6 @@ func (s *sequence) runRound(st step, sha string, rerun bool) {
 func (s *sequence) humanPush() {
 	n := len(s.log)
 	sha := s.w.push(map[string]string{"cart.go": propSource + fmt.Sprintf("\n// edit %d\n", n)})
-	s.knownSHA[sha] = true
 	s.branchHead = sha
 	s.logf("a person pushes %s", shortSHA(sha))
 }
@@ -676,7 +673,6 @@ func (s *sequence) checkCommits() {
 	if !s.judgedSHA[parent] {
 		s.t.Errorf("commit %s is built on %s, which no round judged", shortSHA(head), shortSHA(parent))
 	}
-	s.knownSHA[head] = true
 	before, after := s.w.gh.TreeFiles(owner, repo, parent), s.w.gh.TreeFiles(owner, repo, head)
 	for _, v := range judgeTestOnly(before, after) {
 		s.t.Errorf("commit %s: %s", shortSHA(head), v)
