@@ -25,7 +25,7 @@ func setupAPI(t *testing.T) (*github.Client, *http.ServeMux) {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c := github.NewClient(nil).WithAuthToken("api-token")
+	c := github.NewClient(srv.Client()).WithAuthToken("api-token")
 	u, _ := url.Parse(srv.URL + "/")
 	c.BaseURL = u
 	return c, mux

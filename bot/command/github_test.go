@@ -21,7 +21,7 @@ func setup(t *testing.T) (*github.Client, *http.ServeMux) {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c := github.NewClient(nil)
+	c := github.NewClient(srv.Client())
 	u, err := url.Parse(srv.URL + "/")
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,10 @@ type Options struct {
 	Now func() time.Time
 	// Rand returns a number in [0, 1) for backoff jitter; default math/rand.
 	Rand func() float64
-	// Base is the transport that sends requests; default http.DefaultTransport.
+	// Base is the transport that sends requests; default a clone of
+	// http.DefaultTransport, so that the client's connection pool is its own
+	// (httptest.Server.Close and others drop the idle connections of the
+	// shared default, failing a request that was about to reuse one).
 	Base http.RoundTripper
 	// Logf receives one line per retry; default discards.
 	Logf func(format string, args ...any)
@@ -85,7 +88,7 @@ func (o Options) withDefaults() Options {
 		o.Rand = rand.Float64
 	}
 	if o.Base == nil {
-		o.Base = http.DefaultTransport
+		o.Base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}

@@ -90,7 +90,7 @@ func TestArtifactDownloadRedirectsToATokenRefusingBlobServer(t *testing.T) {
 		if auth != "" {
 			req.Header.Set("Authorization", auth)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := ownTransport.Do(req)
 		if err != nil {
 			t.Fatalf("GET blob: %v", err)
 		}

@@ -139,7 +139,7 @@ func (s *Server) URL() string { return s.api.URL + "/" }
 
 // Client returns a go-github client that sends token and talks to the fake.
 func (s *Server) Client(token string) *github.Client {
-	c := github.NewClient(nil).WithAuthToken(token)
+	c := github.NewClient(s.api.Client()).WithAuthToken(token)
 	base, err := url.Parse(s.URL())
 	if err != nil {
 		s.t.Fatalf("ghfake: parse own URL %q: %v", s.URL(), err)

@@ -37,7 +37,7 @@ func rawRequest(t *testing.T, method, url, body string) *http.Response {
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/vnd.github+json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := ownTransport.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
@@ -120,3 +120,8 @@ func TestRequestsAreRecordedInOrder(t *testing.T) {
 		t.Errorf("requests = %q, want %q", got, want)
 	}
 }
+
+// ownTransport is the client of raw requests in these tests. It does not use
+// http.DefaultTransport, whose idle connections every httptest.Server.Close
+// drops — a parallel test closing its server would break a request here.
+var ownTransport = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}

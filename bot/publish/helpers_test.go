@@ -46,7 +46,7 @@ func setup(t *testing.T) *server {
 		http.Error(w, `{"message":"no route in the test server"}`, http.StatusTeapot)
 	})
 	s.url = ts.URL
-	c := github.NewClient(nil)
+	c := github.NewClient(ts.Client())
 	u, err := url.Parse(ts.URL + "/")
 	if err != nil {
 		t.Fatal(err)
