@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/round"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -15,69 +16,29 @@ import (
 const maxEventBytes = 25 << 20
 
 // Context is the workflow run the action runs in, from the GITHUB_*
-// variables and the event payload.
+// variables and the event payload: the round's event and where the
+// action reads and writes.
 type Context struct {
-	EventName   string
-	Owner, Repo string
-	SHA         string
-	RunID       int64
-	RunAttempt  int
-	Actor       string
-	ServerURL   string // https://github.com
+	round.Event
 	APIURL      string // https://api.github.com
 	Workspace   string
 	OutputPath  string // GITHUB_OUTPUT; "" when unset
 	SummaryPath string // GITHUB_STEP_SUMMARY; "" when unset
-
-	// Pull is the pull request the event names, when it names one.
-	Pull *Pull
-	// Run is the workflow run of a workflow_run event.
-	Run *github.WorkflowRun
-	// Comment is the comment of an issue_comment event on a pull request.
-	Comment *github.IssueCommentEvent
-	// DispatchPR is the `pr` input of a workflow_dispatch event.
-	DispatchPR int
 }
 
 // Pull is what the action needs of a pull request.
-type Pull struct {
-	Number  int
-	HeadSHA string
-	HeadRef string
-	// HeadRepoID is the head repository's id; 0 when GitHub sends none
-	// (`head.repo: null`: the fork was deleted).
-	HeadRepoID int64
-	BaseRepoID int64
-	BaseRef    string
-	HTMLURL    string
-}
-
-// Fork reports whether the pull request comes from another repository. A
-// missing head repository (a deleted fork) counts as a fork: nothing can
-// be pushed to it or dispatched on it.
-func (p *Pull) Fork() bool { return p.HeadRepoID == 0 || p.HeadRepoID != p.BaseRepoID }
-
-// pullFrom converts go-github's pull request.
-func pullFrom(pr *github.PullRequest) *Pull {
-	return &Pull{
-		Number:     pr.GetNumber(),
-		HeadSHA:    pr.GetHead().GetSHA(),
-		HeadRef:    pr.GetHead().GetRef(),
-		HeadRepoID: pr.GetHead().GetRepo().GetID(),
-		BaseRepoID: pr.GetBase().GetRepo().GetID(),
-		BaseRef:    pr.GetBase().GetRef(),
-		HTMLURL:    pr.GetHTMLURL(),
-	}
-}
+type Pull = round.Pull
 
 // ReadContext reads the workflow context through getenv and the event
 // payload file it names.
 func ReadContext(getenv func(string) string) (*Context, error) {
 	c := &Context{
-		EventName:   getenv("GITHUB_EVENT_NAME"),
-		SHA:         getenv("GITHUB_SHA"),
-		Actor:       getenv("GITHUB_ACTOR"),
-		ServerURL:   strings.TrimSuffix(or(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
+		Event: round.Event{
+			Name:      getenv("GITHUB_EVENT_NAME"),
+			SHA:       getenv("GITHUB_SHA"),
+			Actor:     getenv("GITHUB_ACTOR"),
+			ServerURL: strings.TrimSuffix(or(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
+		},
 		APIURL:      or(getenv("GITHUB_API_URL"), "https://api.github.com"),
 		Workspace:   getenv("GITHUB_WORKSPACE"),
 		OutputPath:  getenv("GITHUB_OUTPUT"),
@@ -123,14 +84,14 @@ func ReadContext(getenv func(string) string) (*Context, error) {
 // are read for nothing.
 func (c *Context) readEvent(r io.Reader) error {
 	dec := json.NewDecoder(r)
-	switch c.EventName {
+	switch c.Name {
 	case "pull_request", "pull_request_target":
 		var ev github.PullRequestEvent
 		if err := dec.Decode(&ev); err != nil {
 			return err
 		}
 		if ev.PullRequest != nil {
-			c.Pull = pullFrom(ev.PullRequest)
+			c.Pull = round.PullFrom(ev.PullRequest)
 		}
 	case "workflow_run":
 		var ev github.WorkflowRunEvent
@@ -168,22 +129,6 @@ func (c *Context) readEvent(r io.Reader) error {
 		}
 	}
 	return nil
-}
-
-// RunURL links the workflow run that runs gcloop, "" outside a run.
-func (c *Context) RunURL() string {
-	if c.Owner == "" || c.Repo == "" || c.RunID == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s/%s/%s/actions/runs/%d", c.ServerURL, c.Owner, c.Repo, c.RunID)
-}
-
-// BlobURL is the link prefix of files at sha: <server>/<owner>/<repo>/blob/<sha>/.
-func (c *Context) BlobURL(sha string) string {
-	if c.Owner == "" || sha == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s/%s/%s/blob/%s/", c.ServerURL, c.Owner, c.Repo, sha)
 }
 
 func or(s, def string) string {

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"github.com/gcloop/gcloop/bot/round"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,7 +94,7 @@ func FuzzReadEvent(f *testing.F) {
 	f.Add("workflow_dispatch", `{"inputs":{"pr":4e30}}`)
 	f.Add("issue_comment", `{"comment":{"body":"/gc retry"},"issue":{"pull_request":{}}}`)
 	f.Fuzz(func(t *testing.T, event, payload string) {
-		c := &Context{EventName: event}
+		c := &Context{Event: round.Event{Name: event}}
 		if err := c.readEvent(strings.NewReader(payload)); err != nil {
 			return
 		}

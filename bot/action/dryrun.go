@@ -40,7 +40,7 @@ func PrintDryRun(w io.Writer, res *Result) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "=== check run ===")
 	if c := res.Check; c != nil {
-		fmt.Fprintf(w, "%s on %s: %s, %q, %d annotations\n", check.Name(c.LoopID), or(shortSHA(c.SHA), "the PR head"), c.Conclusion,
+		fmt.Fprintf(w, "%s on %s: %s, %q, %d annotations\n", check.Name(c.LoopID), or(short(c.SHA), "the PR head"), c.Conclusion,
 			wfcmd.Escape(c.Title), len(c.Annotations))
 	} else {
 		fmt.Fprintln(w, "none: the check input is false")
@@ -52,4 +52,11 @@ func PrintDryRun(w io.Writer, res *Result) {
 	} else {
 		fmt.Fprintln(w, "none")
 	}
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }

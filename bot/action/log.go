@@ -3,14 +3,11 @@ package action
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/wfcmd"
-	"github.com/google/go-github/v62/github"
 )
 
 // Log is the action's progress log: one line per step, under
@@ -129,66 +126,3 @@ func (l *Log) logEvidence(name string, e *decide.Evidence) {
 	}
 }
 
-// logIssues prints the fix issues a round opened, edited and closed.
-func (l *Log) logIssues(dry bool, created, updated, closed []int, planned int) {
-	if l == nil {
-		return
-	}
-	if dry {
-		l.Printf("issues: %d planned (dry run)", planned)
-		return
-	}
-	l.Printf("issues: opened %s; updated %s; closed %s", issueList(created), issueList(updated), issueList(closed))
-}
-
-func issueList(ns []int) string {
-	if len(ns) == 0 {
-		return "none"
-	}
-	s := append([]int{}, ns...)
-	sort.Ints(s)
-	parts := make([]string, len(s))
-	for i, n := range s {
-		parts[i] = "#" + strconv.Itoa(n)
-	}
-	return strings.Join(parts, " ")
-}
-
-// commentChange says what writing body does to the report comment found.
-func commentChange(found *github.IssueComment, body string) string {
-	switch {
-	case found == nil || found.GetID() == 0:
-		return "created"
-	case found.GetBody() == body:
-		return "unchanged"
-	}
-	return "edited"
-}
-
-// logCheck prints what became of the round's check run.
-func (l *Log) logCheck(id string, rec, prev *decide.CheckRecord) {
-	switch {
-	case l == nil:
-	case rec == nil:
-		l.Printf("check run %s: not written (see the notes)", check.Name(id))
-	case rec == prev:
-		l.Printf("check run %s: unchanged", check.Name(id))
-	case rec.Status:
-		l.Printf("check run %s: written as a commit status (no checks: write)", check.Name(id))
-	default:
-		l.Printf("check run %s: written (id %d)", check.Name(id), rec.ID)
-	}
-}
-
-// logOutcome prints the decision as it ends — the effects may change it
-// (a refused change set, a cut-short run) — and the decision's notes.
-func (l *Log) logOutcome(d *decide.Decision) {
-	if l == nil {
-		return
-	}
-	l.Group("result")
-	l.Note("decision: " + checkTitle(d)) // again only when the effects changed it
-	for _, n := range d.Notes {
-		l.Note(n)
-	}
-}

@@ -1,4 +1,4 @@
-package action
+package round
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/bot/check"
-	"github.com/gcloop/gcloop/bot/command"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/decide"
 )
@@ -17,13 +16,14 @@ import (
 // commit status that stands in for it) and records it in the round, so a
 // re-run updates the same check run — and, when nothing changed, makes
 // no request at all.
-func (r *Runner) publishCheck(ctx context.Context, res *Result, sha string, prev *decide.CheckRecord, rec *decide.RoundRecord) {
+func (e *Engine) publishCheck(ctx context.Context, res *Result, sha string, prev *decide.CheckRecord, rec *decide.RoundRecord) {
 	d := res.Decision
-	spec := r.checkSpec(d, sha)
+	spec := e.checkSpec(d, sha)
 	if spec.Summary == "" {
 		d.Notes = append(d.Notes, "the check run was not written: the report did not render")
 		return
 	}
+	res.Check = spec
 	digest := checkDigest(*spec)
 	if prev != nil && prev.Digest == digest {
 		rec.Check = prev // a re-run that changed nothing
@@ -32,7 +32,7 @@ func (r *Runner) publishCheck(ctx context.Context, res *Result, sha string, prev
 	if prev != nil {
 		spec.ID = prev.ID
 	}
-	out, err := check.Publish(ctx, r.GH.Checks, r.GH.Repositories, *spec)
+	out, err := e.GH.Check(ctx, *spec)
 	if err != nil {
 		d.Notes = append(d.Notes, "the check run was not written: "+ghclient.Explain(err))
 		return
@@ -44,19 +44,10 @@ func (r *Runner) publishCheck(ctx context.Context, res *Result, sha string, prev
 }
 
 // checkSpec is the round's check run on sha.
-func (r *Runner) checkSpec(d *decide.Decision, sha string) *check.Spec {
-	summary, _ := fullReport(d) // empty when the report does not render: publishCheck refuses it
-	return &check.Spec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, SHA: sha, LoopID: d.ID, Conclusion: check.ConclusionOf(d),
-		Title: checkTitle(d), Summary: summary, DetailsURL: r.Ctx.RunURL(), Annotations: checkAnnotations(d), Now: r.Now()}
-}
-
-// checkTitle is the decision in one line: verdict, round and loop.
-func checkTitle(d *decide.Decision) string {
-	t := fmt.Sprintf("%s — round %d of %d (%s)", d.Verdict, d.Round, d.MaxRounds, d.ID)
-	if d.Status == decide.StatusPartial {
-		t += ", partial"
-	}
-	return t
+func (e *Engine) checkSpec(d *decide.Decision, sha string) *check.Spec {
+	summary, _ := decide.RenderMarkdown(d, decide.ReportOptions{}) // empty when it does not render: publishCheck refuses it
+	return &check.Spec{Owner: e.Event.Owner, Repo: e.Event.Repo, SHA: sha, LoopID: d.ID, Conclusion: check.ConclusionOf(d),
+		Title: CheckTitle(d), Summary: summary, DetailsURL: e.Event.RunURL(), Annotations: checkAnnotations(d), Now: e.Now()}
 }
 
 // checkAnnotations places the findings that have a file and a line,
@@ -97,32 +88,4 @@ func priorCheck(st *decide.State, n int, sha string) *decide.CheckRecord {
 		return &c
 	}
 	return nil
-}
-
-// settleCheck turns the last round's check run into the loop's settled
-// conclusion — success after /gc approve, failure after /gc abort — so
-// that branch protection follows the maintainer's decision.
-func (r *Runner) settleCheck(ctx context.Context, res *Result, pull *Pull, st *decide.State, cmd command.Command, author string) {
-	last := st.Last()
-	if last == nil {
-		return
-	}
-	spec := check.Spec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, SHA: last.SHA, LoopID: st.ID, Conclusion: check.Failure,
-		Title: fmt.Sprintf("ABORTED by %s — round %d (%s)", author, last.N, st.ID), DetailsURL: r.Ctx.RunURL(), Now: r.Now()}
-	if cmd.Verb == command.Approve {
-		spec.Conclusion = check.Success
-		spec.Title = fmt.Sprintf("CONVERGE (approved by %s) — round %d (%s)", author, last.N, st.ID)
-	}
-	spec.Summary = fmt.Sprintf("%s with `/gc %s` on #%d: the loop is settled and starts no further fix round. The report comment on the pull request has the rounds.",
-		spec.Title, cmd.Verb, pull.Number)
-	if last.Check != nil {
-		spec.ID = last.Check.ID
-	}
-	out, err := check.Publish(ctx, r.GH.Checks, r.GH.Repositories, spec)
-	switch {
-	case err != nil:
-		res.Notes = append(res.Notes, "the check run was not settled: "+ghclient.Explain(err))
-	case out.Note != "":
-		res.Notes = append(res.Notes, out.Note)
-	}
 }

@@ -1,20 +1,21 @@
-package action
+package round
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/command"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
-	"github.com/google/go-github/v62/github"
 )
 
-// CommandResult is what a /gc command run did.
+// CommandResult is what a /gc command did.
 type CommandResult struct {
 	Command    command.Command
 	Author     string
@@ -24,15 +25,15 @@ type CommandResult struct {
 	State      *decide.State
 }
 
-// runCommand handles an issue_comment event (DESIGN §6): guards, then
+// Command handles the /gc command of an issue_comment event: guards, then
 // permission through the collaborator-permission API, then the command,
 // with reactions 👀 on start, 🚀 when done and 😕 with a reply on refusal.
-func (r *Runner) runCommand(ctx context.Context) (*Result, error) {
-	c := r.Ctx.Comment
+func (e *Engine) Command(ctx context.Context) (*Result, error) {
+	c := e.Event.Comment
 	ev := command.Event{
 		Action: c.GetAction(), CommentID: c.GetComment().GetID(), Body: c.GetComment().GetBody(),
 		Author: c.GetComment().GetUser().GetLogin(), AuthorType: c.GetComment().GetUser().GetType(),
-		IsPR: c.GetIssue().IsPullRequest(), Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, Number: c.GetIssue().GetNumber(),
+		IsPR: c.GetIssue().IsPullRequest(), Owner: e.Event.Owner, Repo: e.Event.Repo, Number: c.GetIssue().GetNumber(),
 	}
 	res := &Result{}
 	cmd, why, ok := command.Filter(ev)
@@ -42,9 +43,9 @@ func (r *Runner) runCommand(ctx context.Context) (*Result, error) {
 	}
 	cr := &CommandResult{Command: cmd, Author: ev.Author}
 	res.Command = cr
-	id := r.Opts.ID
+	id := e.Opts.ID
 	if id == "" {
-		id = string(r.Opts.Loop)
+		id = string(e.Opts.Loop)
 	}
 	if cmd.LoopID != "" && id != "" && cmd.LoopID != id {
 		res.Notes = append(res.Notes, fmt.Sprintf("the command is for loop %s; this workflow runs %s", cmd.LoopID, id))
@@ -54,65 +55,65 @@ func (r *Runner) runCommand(ctx context.Context) (*Result, error) {
 	if cmd.LoopID != "" {
 		id = cmd.LoopID
 	}
-	if r.GH == nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("dry run: would check @%s's permission and run /gc %s on loop %s", ev.Author, cmd.Verb, or(id, "(any)")))
-		return res, nil
-	}
-	r.react(ctx, res, ev.CommentID, "eyes")
+	e.react(ctx, res, ev.CommentID, command.Eyes)
 
 	refuse := func(eff command.Effect) (*Result, error) {
 		cr.Refused = true
 		cr.Reply = command.Reply(ev, cmd, eff)
-		if err := r.reply(ctx, ev.Number, cr.Reply); err != nil {
-			return nil, err
+		if cr.Reply != "" {
+			if err := e.GH.Reply(ctx, ev.Number, cr.Reply); err != nil {
+				return nil, err
+			}
 		}
-		r.react(ctx, res, ev.CommentID, "confused")
+		e.react(ctx, res, ev.CommentID, command.Confused)
 		return res, nil
 	}
 	if cmd.Verb == command.Help && cmd.Unknown == "" && cmd.BadLoopID == "" {
 		cr.Reply = command.Reply(ev, cmd, command.Effect{})
-		if err := r.reply(ctx, ev.Number, cr.Reply); err != nil {
-			return nil, err
+		if cr.Reply != "" {
+			if err := e.GH.Reply(ctx, ev.Number, cr.Reply); err != nil {
+				return nil, err
+			}
 		}
-		r.react(ctx, res, ev.CommentID, "rocket")
+		e.react(ctx, res, ev.CommentID, command.Rocket)
 		return res, nil
 	}
 	if id == "" {
 		return refuse(command.Failed("this workflow runs no fixed loop: name one, as in /gc retry review"))
 	}
-	pr, _, err := r.GH.PullRequests.Get(ctx, r.Ctx.Owner, r.Ctx.Repo, ev.Number)
-	if err != nil {
-		return nil, fmt.Errorf("get pull request #%d: %w", ev.Number, err)
+	pr, err := e.GH.Pull(ctx, ev.Number)
+	if errors.Is(err, ErrOffline) {
+		res.Notes = append(res.Notes, fmt.Sprintf("dry run: would check @%s's permission and run /gc %s on loop %s", ev.Author, cmd.Verb, id))
+		return res, nil
 	}
-	pull := pullFrom(pr)
-	trust, err := r.trust(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read the report comment: %w", err)
+		return nil, err
 	}
-	found, err := publish.FindState(ctx, r.GH.Issues, r.Ctx.Owner, r.Ctx.Repo, pull.Number, id, trust)
+	pull := PullFrom(pr)
+	found, err := e.GH.FindReport(ctx, pull.Number, id)
 	if err != nil {
 		return nil, fmt.Errorf("read the report comment: %w", err)
 	}
 	if found.State == nil {
 		return refuse(command.UnknownLoop(id, nil))
 	}
-	file, err := r.loadConfig(ctx, pull)
+	file, err := e.config(ctx, pull)
 	if err != nil {
 		return nil, err
 	}
-	set, err := config.Resolve(found.State.Loop, id, file, r.Opts.Overrides)
+	set, err := config.Resolve(found.State.Loop, id, file, e.Opts.Overrides)
 	if err != nil {
 		return nil, err
 	}
 	res.Settings = set
-	level, ok, err := command.Authorize(ctx, command.RoleClient{Client: r.GH}, r.Ctx.Owner, r.Ctx.Repo, ev.Author, set.Permission)
+	level, ok, err := e.GH.Permission(ctx, ev.Author, set.Permission)
 	if err != nil {
 		return nil, fmt.Errorf("check @%s's permission: %w", ev.Author, err)
 	}
 	if !ok {
 		return refuse(command.Unauthorized(level, set.Permission))
 	}
-	eff := command.Apply(found.State, cmd, ev.Author, r.Now().UTC().Truncate(1e9), set.MaxRetries)
+	eff := command.Apply(found.State, cmd, ev.Author, e.Now().UTC().Truncate(1e9), set.MaxRetries)
 	if eff.Refused {
 		return refuse(eff)
 	}
@@ -124,30 +125,28 @@ func (r *Runner) runCommand(ctx context.Context) (*Result, error) {
 		case pull.Fork():
 			eff.Reply += " The PR comes from a fork: its branch cannot be dispatched; re-run the workflow to start the round."
 		default:
-			_, err := r.GH.Actions.CreateWorkflowDispatchEventByFileName(ctx, r.Ctx.Owner, r.Ctx.Repo, set.Dispatch,
-				github.CreateWorkflowDispatchEventRequest{Ref: pull.HeadRef, Inputs: map[string]any{"pr": fmt.Sprint(pull.Number)}})
-			if err != nil {
+			if err := e.GH.Dispatch(ctx, set.Dispatch, pull.HeadRef, pull.Number); err != nil {
 				return refuse(command.Failed(fmt.Sprintf("the next round could not be dispatched (%s)", set.Dispatch)))
 			}
 			cr.Dispatched = true
 		}
 	}
 	if eff.Action != nil || cmd.Verb == command.Status {
-		body, err := withState(found.Comment.GetBody(), eff.State, banner(cmd, ev.Author, eff), r.scope(pull.Number), trust.Key)
+		body, err := withState(found.Comment.GetBody(), eff.State, banner(cmd, ev.Author, eff), e.scope(pull.Number), []byte(e.Opts.StateKey))
 		if err != nil {
 			return nil, err
 		}
-		if _, err := publish.Upsert(ctx, r.GH.Issues, r.Ctx.Owner, r.Ctx.Repo, pull.Number, found.Comment, body); err != nil {
+		if _, err := e.GH.UpsertReport(ctx, pull.Number, found.Comment, body); err != nil {
 			return nil, fmt.Errorf("update the report comment: %w", err)
 		}
 	}
 	if eff.Action != nil && (cmd.Verb == command.Approve || cmd.Verb == command.Abort) {
-		r.closeSettled(ctx, res, pull, eff.State)
-		if r.Opts.Check {
-			r.settleCheck(ctx, res, pull, eff.State, cmd, ev.Author)
+		e.closeSettled(ctx, res, pull, eff.State)
+		if e.Opts.Check {
+			e.settleCheck(ctx, res, pull, eff.State, cmd, ev.Author)
 		}
 	}
-	r.react(ctx, res, ev.CommentID, "rocket")
+	e.react(ctx, res, ev.CommentID, command.Rocket)
 	return res, nil
 }
 
@@ -182,35 +181,51 @@ func withState(body string, st *decide.State, top string, scope publish.Scope, k
 }
 
 // closeSettled closes the open fix issues of a loop /gc approve or
-// /gc abort just settled (DESIGN §2): they stay closed, since a settled
-// loop opens none. A failure is noted; the next run closes them.
-func (r *Runner) closeSettled(ctx context.Context, res *Result, pull *Pull, st *decide.State) {
+// /gc abort just settled: they stay closed, since a settled loop opens
+// none. A failure is noted; the next run closes them.
+func (e *Engine) closeSettled(ctx context.Context, res *Result, pull *Pull, st *decide.State) {
 	last := st.Last()
 	if last == nil || !openIssuesRecorded(st.Rounds) {
 		return
 	}
-	spec := publish.SyncSpec{Owner: r.Ctx.Owner, Repo: r.Ctx.Repo, PR: pull.Number, LoopID: st.ID, Loop: st.Loop,
-		Round: last.N, Converged: true, BotLogin: r.BotLogin, CloseNote: settledNote(st.Loop, st.ID, pull.Number, st.Status)}
-	if _, err := publish.SyncIssues(ctx, r.GH.Issues, spec); err != nil {
+	spec := publish.SyncSpec{Owner: e.Event.Owner, Repo: e.Event.Repo, PR: pull.Number, LoopID: st.ID, Loop: st.Loop,
+		Round: last.N, Converged: true, CloseNote: settledNote(st.Loop, st.ID, pull.Number, st.Status)}
+	if _, err := e.GH.SyncIssues(ctx, spec); err != nil {
 		res.Notes = append(res.Notes, "the fix issues could not all be closed (the next run retries): "+ghclient.Explain(err))
 	}
 }
 
-// reply posts a comment on the PR.
-func (r *Runner) reply(ctx context.Context, number int, body string) error {
-	if body == "" {
-		return nil
+// settleCheck turns the last round's check run into the loop's settled
+// conclusion — success after /gc approve, failure after /gc abort — so
+// that branch protection follows the maintainer's decision.
+func (e *Engine) settleCheck(ctx context.Context, res *Result, pull *Pull, st *decide.State, cmd command.Command, author string) {
+	last := st.Last()
+	if last == nil {
+		return
 	}
-	_, _, err := r.GH.Issues.CreateComment(ctx, r.Ctx.Owner, r.Ctx.Repo, number, &github.IssueComment{Body: &body})
-	if err != nil {
-		return fmt.Errorf("reply on #%d: %w", number, ghclient.Explained(err))
+	spec := check.Spec{Owner: e.Event.Owner, Repo: e.Event.Repo, SHA: last.SHA, LoopID: st.ID, Conclusion: check.Failure,
+		Title: fmt.Sprintf("ABORTED by %s — round %d (%s)", author, last.N, st.ID), DetailsURL: e.Event.RunURL(), Now: e.Now()}
+	if cmd.Verb == command.Approve {
+		spec.Conclusion = check.Success
+		spec.Title = fmt.Sprintf("CONVERGE (approved by %s) — round %d (%s)", author, last.N, st.ID)
 	}
-	return nil
+	spec.Summary = fmt.Sprintf("%s with `/gc %s` on #%d: the loop is settled and starts no further fix round. The report comment on the pull request has the rounds.",
+		spec.Title, cmd.Verb, pull.Number)
+	if last.Check != nil {
+		spec.ID = last.Check.ID
+	}
+	out, err := e.GH.Check(ctx, spec)
+	switch {
+	case err != nil:
+		res.Notes = append(res.Notes, "the check run was not settled: "+ghclient.Explain(err))
+	case out.Note != "":
+		res.Notes = append(res.Notes, out.Note)
+	}
 }
 
 // react adds a reaction; a failure is noted, never fatal.
-func (r *Runner) react(ctx context.Context, res *Result, id int64, content string) {
-	if err := command.React(ctx, r.GH.Reactions, r.Ctx.Owner, r.Ctx.Repo, id, content); err != nil {
+func (e *Engine) react(ctx context.Context, res *Result, id int64, content string) {
+	if err := e.GH.React(ctx, id, content); err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("reaction %s: %s", content, ghclient.Explain(err)))
 	}
 }

@@ -1,0 +1,189 @@
+package round
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gcloop/gcloop/bot/check"
+	"github.com/gcloop/gcloop/bot/command"
+	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/bot/identity"
+	"github.com/gcloop/gcloop/bot/publish"
+	"github.com/gcloop/gcloop/bot/pushfix"
+	"github.com/gcloop/gcloop/internal/config"
+	"github.com/google/go-github/v62/github"
+)
+
+// GitHub is everything a round reads from and writes to one repository on
+// GitHub. Live carries it out with a go-github client; a Recorder (the dry
+// run) answers the reads it can without the API and records the writes.
+type GitHub interface {
+	// Pull gets pull request number.
+	Pull(ctx context.Context, number int) (*github.PullRequest, error)
+	// PullsWithCommit lists the pull requests that hold sha.
+	PullsWithCommit(ctx context.Context, sha string) ([]*github.PullRequest, error)
+	// Config reads the configuration file name at ref; nil when there is
+	// none.
+	Config(ctx context.Context, ref, name string) (*config.File, error)
+	// FindReport finds the loop's report comment on pr and the state it
+	// holds, trusting only gcloop's own comments.
+	FindReport(ctx context.Context, pr int, loopID string) (publish.Found, error)
+	// Snapshot compares the workspace with commit sha.
+	Snapshot(ctx context.Context, sha string, ws pushfix.Workspace) (*pushfix.Snapshot, error)
+	// Permission is user's role on the repository ("none" … "admin")
+	// and whether it reaches min.
+	Permission(ctx context.Context, user, min string) (level string, ok bool, err error)
+
+	// Push commits the accepted changes on the head branch.
+	Push(ctx context.Context, spec pushfix.PushSpec) (sha string, err error)
+	// SyncIssues opens, updates and closes the fix issues.
+	SyncIssues(ctx context.Context, spec publish.SyncSpec) (publish.SyncResult, error)
+	// Dispatch starts workflow on ref for pr.
+	Dispatch(ctx context.Context, workflow, ref string, pr int) error
+	// Check writes a check run (or the commit status standing in for it).
+	Check(ctx context.Context, spec check.Spec) (check.Result, error)
+	// UpsertReport creates the report comment on pr, or edits existing.
+	UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error)
+	// Reply posts a comment on issue or pull request number.
+	Reply(ctx context.Context, number int, body string) error
+	// React adds a reaction to a comment.
+	React(ctx context.Context, commentID int64, content string) error
+}
+
+// Live is GitHub through a go-github client, for one repository.
+type Live struct {
+	Client      *github.Client
+	Owner, Repo string
+	// Token and BotLogin tell gcloop's identity (identity.Resolve): the
+	// author whose report comments and fix issues are trusted.
+	Token, BotLogin string
+	// StateKey, when set, trusts only state sealed with it.
+	StateKey []byte
+	login    string
+}
+
+var _ GitHub = (*Live)(nil)
+
+// Identity is gcloop's login, resolved once with at most one request.
+func (l *Live) Identity(ctx context.Context) (string, error) {
+	if l.login == "" {
+		login, err := identity.Resolve(ctx, l.Client.Users, l.Token, l.BotLogin)
+		if err != nil {
+			return "", err
+		}
+		l.login = login
+	}
+	return l.login, nil
+}
+
+// Pull implements GitHub.
+func (l *Live) Pull(ctx context.Context, number int) (*github.PullRequest, error) {
+	pr, _, err := l.Client.PullRequests.Get(ctx, l.Owner, l.Repo, number)
+	if err != nil {
+		return nil, fmt.Errorf("get pull request #%d: %w", number, ghclient.Explained(err))
+	}
+	return pr, nil
+}
+
+// PullsWithCommit implements GitHub.
+func (l *Live) PullsWithCommit(ctx context.Context, sha string) ([]*github.PullRequest, error) {
+	prs, _, err := l.Client.PullRequests.ListPullRequestsWithCommit(ctx, l.Owner, l.Repo, sha, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, fmt.Errorf("find the pull request of commit %s: %w", sha, ghclient.Explained(err))
+	}
+	return prs, nil
+}
+
+// Config implements GitHub: the file is read from ref (the base branch,
+// never the PR head); a missing file is nil.
+func (l *Live) Config(ctx context.Context, ref, name string) (*config.File, error) {
+	fc, _, resp, err := l.Client.Repositories.GetContents(ctx, l.Owner, l.Repo, name, &github.RepositoryContentGetOptions{Ref: ref})
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s from %s: %w", name, ref, ghclient.Explained(err))
+	}
+	if fc == nil {
+		return nil, fmt.Errorf("read %s from %s: a directory, not a file", name, ref)
+	}
+	text, err := fc.GetContent()
+	if err != nil {
+		return nil, fmt.Errorf("read %s from %s: %w", name, ref, err)
+	}
+	return config.Parse(name, strings.NewReader(text))
+}
+
+// FindReport implements GitHub.
+func (l *Live) FindReport(ctx context.Context, pr int, loopID string) (publish.Found, error) {
+	login, err := l.Identity(ctx)
+	if err != nil {
+		return publish.Found{}, err
+	}
+	return publish.FindState(ctx, l.Client.Issues, l.Owner, l.Repo, pr, loopID, publish.Trust{Login: login, Key: l.StateKey})
+}
+
+// Snapshot implements GitHub.
+func (l *Live) Snapshot(ctx context.Context, sha string, ws pushfix.Workspace) (*pushfix.Snapshot, error) {
+	return pushfix.Scan(ctx, l.Client.Git, l.Client.Repositories, l.Owner, l.Repo, sha, ws)
+}
+
+// Permission implements GitHub.
+func (l *Live) Permission(ctx context.Context, user, min string) (string, bool, error) {
+	return command.Authorize(ctx, command.RoleClient{Client: l.Client}, l.Owner, l.Repo, user, min)
+}
+
+// Push implements GitHub.
+func (l *Live) Push(ctx context.Context, spec pushfix.PushSpec) (string, error) {
+	return pushfix.Push(ctx, l.Client.Git, spec)
+}
+
+// SyncIssues implements GitHub; the issues gcloop trusts are its own.
+func (l *Live) SyncIssues(ctx context.Context, spec publish.SyncSpec) (publish.SyncResult, error) {
+	login, err := l.Identity(ctx)
+	if err != nil {
+		return publish.SyncResult{}, err
+	}
+	spec.BotLogin = login
+	return publish.SyncIssues(ctx, l.Client.Issues, spec)
+}
+
+// Dispatch implements GitHub.
+func (l *Live) Dispatch(ctx context.Context, workflow, ref string, pr int) error {
+	_, err := l.Client.Actions.CreateWorkflowDispatchEventByFileName(ctx, l.Owner, l.Repo, workflow,
+		github.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: map[string]any{"pr": fmt.Sprint(pr)}})
+	if err != nil {
+		return fmt.Errorf("dispatch %s on %s: %w", workflow, ref, ghclient.Explained(err))
+	}
+	return nil
+}
+
+// Check implements GitHub.
+func (l *Live) Check(ctx context.Context, spec check.Spec) (check.Result, error) {
+	return check.Publish(ctx, l.Client.Checks, l.Client.Repositories, spec)
+}
+
+// UpsertReport implements GitHub.
+func (l *Live) UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error) {
+	return publish.Upsert(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
+}
+
+// Reply implements GitHub.
+func (l *Live) Reply(ctx context.Context, number int, body string) error {
+	_, _, err := l.Client.Issues.CreateComment(ctx, l.Owner, l.Repo, number, &github.IssueComment{Body: &body})
+	if err != nil {
+		return fmt.Errorf("reply on #%d: %w", number, ghclient.Explained(err))
+	}
+	return nil
+}
+
+// React implements GitHub.
+func (l *Live) React(ctx context.Context, commentID int64, content string) error {
+	return command.React(ctx, l.Client.Reactions, l.Owner, l.Repo, commentID, content)
+}
+
+// ErrOffline is returned by a Recorder for a read that needs the API.
+var ErrOffline = errors.New("a dry run does not call the GitHub API")

@@ -1,0 +1,321 @@
+package round
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/check"
+	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/bot/publish"
+	"github.com/gcloop/gcloop/bot/pushfix"
+	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/config"
+)
+
+// Options are a round's settings from the driver (the action's inputs,
+// the CLI's flags, the bot's configuration).
+type Options struct {
+	Loop decide.Loop // "" = named by the configuration or the evidence
+	ID   string      // loop id; "" = the loop name
+	// Config is the configuration file's path in the repository.
+	Config string
+	// Comment writes the report comment; Check the check run.
+	Comment, Check bool
+	// StateKey seals the state (and only sealed state is trusted); "" = unsigned.
+	StateKey string
+	// Timeout is the driver's time limit, named in the note of a cut-short round.
+	Timeout time.Duration
+	// Overrides layer over the configuration file.
+	Overrides config.Overrides
+}
+
+// Input is what the driver gathered for a round.
+type Input struct {
+	// Pull is the pull request of the round (Engine.Pull); nil in a dry
+	// run that has none.
+	Pull *Pull
+	// Evidence is the merged evidence.
+	Evidence *decide.Evidence
+	// Workspace is the checkout the generator changed; "" = none (no
+	// commit can be judged).
+	Workspace string
+	// Own are workspace paths the round itself put there (evidence read,
+	// the baseline): they are never part of a fix commit.
+	Own []string
+	// Baseline is the test results of the unchanged head; BaselineErr why
+	// they could not be read.
+	Baseline    *decide.TestFacts
+	BaselineErr error
+	// APIError is a GitHub failure met before the round (finding the pull
+	// request): the round is then decided on the evidence alone.
+	APIError error
+}
+
+// Result is what a round did.
+type Result struct {
+	Decision   *decide.Decision
+	Settings   config.Settings
+	Report     string // the comment body (or the report in a dry run)
+	CommentURL string
+	Issues     []int
+	Planned    []publish.PlannedIssue
+	Commit     string
+	Reverted   []string
+	Pushfix    *pushfix.Result
+	Dispatched bool
+	Notes      []string // what the run itself noticed (not the decision's)
+	// Command is set when the run handled a /gc command; Decision is then
+	// nil.
+	Command *CommandResult
+	// EvidenceFiles are the workspace files read as evidence.
+	EvidenceFiles []string
+	// Check is the check run the round wrote or would write; nil when
+	// none.
+	Check *check.Spec
+	// APIError is the first GitHub failure that stopped the run's effects;
+	// the decision is then partial.
+	APIError error
+}
+
+// apiDown records the first GitHub failure.
+func (res *Result) apiDown(err error) {
+	if res.APIError == nil {
+		res.APIError = ghclient.Explained(err)
+	}
+}
+
+// Engine runs rounds for one repository.
+type Engine struct {
+	GH    GitHub
+	Event *Event
+	Opts  Options
+	Log   Log
+	Now   func() time.Time
+}
+
+func (e *Engine) log() Log {
+	if e.Log == nil {
+		return quiet{}
+	}
+	return e.Log
+}
+
+// Run decides the round and carries out its effects. A round cut short by
+// ctx returns the decision it has with status partial and no error.
+func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
+	lg := e.log()
+	if in.APIError != nil {
+		res.apiDown(in.APIError)
+	}
+	pull := in.Pull
+	var file *config.File
+	if res.APIError == nil {
+		var err error
+		file, err = e.config(ctx, pull)
+		var pe *decide.ParseError
+		if err != nil && errors.As(err, &pe) {
+			return err
+		} else if err != nil {
+			res.apiDown(err)
+		}
+	}
+	var found publish.Found
+	if pull != nil && res.APIError == nil {
+		var err error
+		id := e.Opts.ID
+		if id == "" {
+			id, err = e.loopID(file, in.Evidence)
+		}
+		if err == nil {
+			found, err = e.GH.FindReport(ctx, pull.Number, id)
+			if err != nil {
+				res.apiDown(fmt.Errorf("read the report comment: %w", err))
+			}
+		}
+	}
+	sha := e.Event.SHA
+	if pull != nil {
+		sha = pull.HeadSHA
+	}
+	p, err := Decide(DecideInput{Loop: e.Opts.Loop, ID: e.Opts.ID, Evidence: in.Evidence, File: file,
+		Overrides: e.Opts.Overrides, State: found.State, SHA: sha, RunID: e.Event.RunID, RunAttempt: e.Event.RunAttempt,
+		Now: e.Now().UTC().Truncate(time.Second)})
+	if err != nil {
+		return err
+	}
+	d, st := p.Decision, p.State
+	d.Notes = append(d.Notes, found.Notes...)
+	res.Decision, res.Settings = d, p.Settings
+	lg.Group("decision")
+	lg.Note("decision: " + CheckTitle(d))
+	lg.Group("effects on GitHub")
+	if res.APIError != nil {
+		// Decided on the evidence alone: no history, no effect on GitHub.
+		d.Status = decide.StatusPartial
+		d.Notes = append(d.Notes, fmt.Sprintf("GitHub API unavailable (%v): decided on the evidence alone, without the loop's history; nothing was written to GitHub", ghclient.Explain(res.APIError)))
+		lg.Printf("effects: none, GitHub API unavailable (%s)", ghclient.Explain(res.APIError))
+		logOutcome(lg, d)
+		return nil
+	}
+
+	// 1. The test-only fix commit.
+	if d.Loop == decide.Coverage && p.Settings.Commit && pull != nil && p.Final == "" {
+		e.judgeChanges(ctx, res, in, pull, p.History)
+	}
+	// 2. The fix issues. Those of earlier rounds may still be open: also
+	// those of the round this run replaces (a re-run after /gc approve).
+	recorded := openIssuesRecorded(st.Rounds)
+	switch {
+	case pull != nil && (p.Settings.Issues || recorded):
+		e.syncIssues(ctx, res, pull, recorded, p.Final)
+	case pull == nil && p.Settings.Issues:
+		// Without a pull request (a dry run outside a pull request event)
+		// the issues are still shown, planned for a stand-in.
+		res.Notes = append(res.Notes, fmt.Sprintf("no pull request: issues planned for a stand-in #1 of %s/%s", or(e.Event.Owner, "OWNER"), or(e.Event.Repo, "REPO")))
+		lg.Note(res.Notes[len(res.Notes)-1])
+		e.syncIssues(ctx, res, &Pull{Number: 1}, false, p.Final)
+	}
+	prevCheck := priorCheck(st, d.Round, sha) // before the record replaces it
+	rec := d.Record()
+	rec.RunID, rec.RunAttempt, rec.Actor = e.Event.RunID, e.Event.RunAttempt, e.Event.Actor
+	rec.Issues = append([]int{}, res.Issues...)
+	rec.Commit = res.Commit
+	if prev := recordedRound(st, d.Round, sha); prev != nil && sameJudgment(*prev, rec) {
+		// A re-run that judged the same: the record (and so the report)
+		// stays as it was, and the comment is not edited.
+		rec.Time, rec.RunID, rec.RunAttempt, rec.Actor = prev.Time, prev.RunID, prev.RunAttempt, prev.Actor
+	}
+	st.MaxRounds = p.Settings.Config.MaxRounds
+	st.Record(rec)
+	if p.Final != "" {
+		st.Status = p.Final // approved and aborted loops stay so
+	}
+	d.History = append(append([]decide.RoundRecord{}, p.History...), rec)
+
+	// 3. The next round.
+	switch {
+	case res.Commit == "" || p.Settings.Dispatch == "":
+	case d.Round >= d.MaxRounds:
+		// Past the cap (grants included) no next round starts.
+		d.Notes = append(d.Notes, fmt.Sprintf("round %d is at the cap of %d rounds: the next round was not dispatched (/gc retry grants one)", d.Round, d.MaxRounds))
+	default:
+		e.dispatch(ctx, res, pull)
+	}
+	// 4. The check run shows the round as recorded: it goes into the
+	// round's record before the report renders the state.
+	if e.Opts.Check && ctx.Err() == nil {
+		last := &st.Rounds[len(st.Rounds)-1]
+		e.publishCheck(ctx, res, sha, prevCheck, last)
+		d.History[len(d.History)-1].Check = last.Check
+		logCheck(lg, d.ID, last.Check, prevCheck)
+	}
+	if ctx.Err() != nil {
+		e.partial(d, ctx.Err())
+	}
+	// 5. The report comment, with the state.
+	prNumber := 0
+	if pull != nil {
+		prNumber = pull.Number
+	}
+	body, err := publish.Body(d, st, e.Event.BlobURL(sha), e.scope(prNumber), []byte(e.Opts.StateKey))
+	if err != nil {
+		return fmt.Errorf("render the report: %w", err)
+	}
+	res.Report = body
+	if e.Opts.Comment && pull != nil && ctx.Err() == nil {
+		c, err := e.GH.UpsertReport(ctx, pull.Number, found.Comment, body)
+		switch {
+		case err == nil:
+			res.CommentURL = c.GetHTMLURL()
+			lg.Printf("report comment %s: %s", commentChange(found.Comment, body), or(res.CommentURL, "(not written)"))
+		case ctx.Err() != nil:
+			e.partial(d, err)
+		default:
+			res.apiDown(fmt.Errorf("write the report comment: %w", err))
+			d.Status = decide.StatusPartial
+			d.Notes = append(d.Notes, fmt.Sprintf("the report comment could not be written: %s", ghclient.Explain(err)))
+		}
+	}
+	logOutcome(lg, d)
+	return nil
+}
+
+// config reads the configuration from the base branch of pull (never
+// from its head); without a pull request, from the default branch.
+func (e *Engine) config(ctx context.Context, pull *Pull) (*config.File, error) {
+	ref := ""
+	if pull != nil {
+		ref = pull.BaseRef
+	}
+	return e.GH.Config(ctx, ref, e.Opts.Config)
+}
+
+// loopID is the loop id a round without an id option has: the loop the
+// options, the configuration or the evidence name.
+func (e *Engine) loopID(file *config.File, ev *decide.Evidence) (string, error) {
+	loop, err := resolveLoop(e.Opts.Loop, "", file, ev)
+	return string(loop), err
+}
+
+// scope is what the state of the PR is signed over.
+func (e *Engine) scope(pr int) publish.Scope {
+	return publish.Scope{Owner: e.Event.Owner, Repo: e.Event.Repo, PR: pr}
+}
+
+// partial marks a decision cut short by the timeout.
+func (e *Engine) partial(d *decide.Decision, cause error) {
+	if d.Status == decide.StatusPartial {
+		return
+	}
+	d.Status = decide.StatusPartial
+	d.Notes = append(d.Notes, fmt.Sprintf("cut short by the %s timeout (%v): the effects on GitHub may be incomplete", e.Opts.Timeout, ghclient.Explain(cause)))
+}
+
+// dispatch starts the next round: pushes made with GITHUB_TOKEN start no
+// workflow, so gcloop sends workflow_dispatch on the head ref.
+func (e *Engine) dispatch(ctx context.Context, res *Result, pull *Pull) {
+	wf := res.Settings.Dispatch
+	if err := e.GH.Dispatch(ctx, wf, pull.HeadRef, pull.Number); err != nil {
+		res.Decision.Notes = append(res.Decision.Notes, fmt.Sprintf("the next round was not dispatched (%s on %s): %s", wf, pull.HeadRef, ghclient.Explain(err)))
+		return
+	}
+	res.Dispatched = true
+	e.log().Printf("dispatch: started %s on %s for the next round", wf, pull.HeadRef)
+}
+
+// recordedRound is the record of round n on sha that a re-run replaces,
+// nil if there is none.
+func recordedRound(st *decide.State, n int, sha string) *decide.RoundRecord {
+	for i := range st.Rounds {
+		if rr := &st.Rounds[i]; rr.N == n && rr.SHA == sha {
+			return rr
+		}
+	}
+	return nil
+}
+
+// sameJudgment reports whether two records of one round judged the same,
+// whatever run, attempt, time or actor made them.
+func sameJudgment(a, b decide.RoundRecord) bool {
+	for _, r := range []*decide.RoundRecord{&a, &b} {
+		r.Time, r.RunID, r.RunAttempt, r.Actor, r.Check = time.Time{}, 0, 0, "", nil
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func shortSHA(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
+}
