@@ -125,4 +125,3 @@ func (l *Log) logEvidence(name string, e *decide.Evidence) {
 		l.Printf("evidence %s: %s", name, n)
 	}
 }
-

@@ -207,4 +207,3 @@ func (r *Runner) readBaseline() (*decide.TestFacts, error) {
 	}
 	return t, nil
 }
-
