@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/config"
 	"github.com/gcloop/gcloop/internal/load"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
@@ -83,8 +85,7 @@ func runDecide(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	loop := decide.Loop(o.loop)
-	pieces, err := load.Paths(o.evidence, loop)
+	pieces, err := load.Paths(o.evidence, decide.Loop(o.loop))
 	if err != nil {
 		return err
 	}
@@ -92,42 +93,32 @@ func runDecide(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if loop == "" {
-		if loop, err = sniffLoop(ev, st); err != nil {
+	var file *config.File
+	if o.config != "" {
+		if file, err = readConfigFile(o.config); err != nil {
 			return err
 		}
 	}
-	id := o.id
-	if id == "" {
-		id = string(loop)
-		if st != nil && st.Loop == loop {
-			id = st.ID
-		}
-	}
-	if st != nil && (st.Loop != loop || st.ID != id) {
-		return fmt.Errorf("state %s holds loop %s (id %s), not %s (id %s)", o.state, st.Loop, st.ID, loop, id)
-	}
-	cfg, err := o.loopConfig(loop, id)
-	if err != nil {
+	p, err := round.Decide(round.DecideInput{Loop: decide.Loop(o.loop), ID: o.id, Evidence: ev, File: file,
+		Overrides: o.overrides(), State: st, SHA: o.sha, Round: o.round, Now: now(env)})
+	var (
+		nd  *decide.NoDecisionError
+		pe  *decide.ParseError
+		sle *round.SeveralLoopsError
+		me  *round.MismatchError
+	)
+	switch {
+	case err == nil:
+	case errors.As(err, &nd), errors.As(err, &pe):
 		return err
-	}
-	if st == nil {
-		st = decide.NewState(loop, id, cfg.MaxRounds)
-	}
-	round, history := st.Next(o.sha)
-	if o.set["round"] {
-		round, history = o.round, roundsBefore(st.Rounds, o.round)
-	}
-	in := decide.Input{Loop: loop, ID: id, Evidence: ev, Config: cfg, Round: round, History: history,
-		Grants: len(st.Grants), SHA: o.sha, Now: now(env)}
-	d, err := decide.Decide(in)
-	if err != nil {
-		var nd *decide.NoDecisionError
-		if errors.As(err, &nd) {
-			return err
-		}
+	case errors.As(err, &sle):
+		return usagef("decide: the evidence speaks for several loops (%s): choose one with --loop", strings.Join(sle.Loops, ", "))
+	case errors.As(err, &me):
+		return fmt.Errorf("state %s holds loop %s (id %s), not %s (id %s)", o.state, me.Loop, me.ID, me.WantLoop, me.WantID)
+	default:
 		return usagef("decide: %v", err)
 	}
+	d := p.Decision
 	if stateNote != "" {
 		d.Notes = append(d.Notes, stateNote)
 	}
@@ -135,8 +126,12 @@ func runDecide(env *Env, args []string) error {
 		return err
 	}
 	if o.stateOut != "" {
-		st.MaxRounds = cfg.MaxRounds
+		st := p.State
+		st.MaxRounds = p.Settings.Config.MaxRounds
 		st.Record(d.Record())
+		if p.Final != "" {
+			st.Status = p.Final
+		}
 		if err := writeState(o.stateOut, st); err != nil {
 			return err
 		}
@@ -144,51 +139,25 @@ func runDecide(env *Env, args []string) error {
 	return failOn(o.failOn, d)
 }
 
-// loopConfig layers flags over the configuration file over the defaults.
-func (o *decideOptions) loopConfig(loop decide.Loop, id string) (decide.Config, error) {
-	cfg := decide.Defaults(loop)
-	if o.config != "" {
-		if err := applyConfigFile(&cfg, o.config, loop, id); err != nil {
-			return cfg, err
-		}
-	}
+// overrides are the flags that layer over the configuration file.
+func (o *decideOptions) overrides() config.Overrides {
+	var ov config.Overrides
 	if o.set["max-rounds"] {
-		cfg.MaxRounds = o.maxRounds
+		ov.MaxRounds = &o.maxRounds
 	}
 	if o.set["threshold"] {
-		cfg.Threshold = o.threshold
+		ov.Threshold = &o.threshold
 	}
 	if o.set["target"] {
-		cfg.Target = &o.target
+		ov.Target = &o.target
 	}
 	if o.set["layer"] {
-		cfg.Layer = strings.ToUpper(o.layer)
+		ov.Layer = &o.layer
 	}
 	if o.set["stall"] {
-		cfg.Stall = o.stall
+		ov.Stall = &o.stall
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("decide: %v", err)
-	}
-	return cfg, nil
-}
-
-// sniffLoop names the loop the evidence speaks for (DESIGN §8).
-func sniffLoop(ev *decide.Evidence, st *decide.State) (decide.Loop, error) {
-	kinds := ev.Kinds()
-	switch {
-	case len(kinds) == 1:
-		return kinds[0], nil
-	case len(kinds) > 1:
-		names := make([]string, len(kinds))
-		for i, k := range kinds {
-			names[i] = string(k)
-		}
-		return "", usagef("decide: the evidence speaks for several loops (%s): choose one with --loop", strings.Join(names, ", "))
-	case st != nil:
-		return st.Loop, nil
-	}
-	return "", &decide.NoDecisionError{Msg: fmt.Sprintf("no evidence of any loop in %s: give --loop, or evidence gcloop can read", strings.Join(ev.Sources, ", "))}
+	return ov
 }
 
 // loadState reads a state file: a missing file is a fresh loop, a corrupt
@@ -225,16 +194,6 @@ func writeState(path string, st *decide.State) error {
 		return fmt.Errorf("write state %s: %w", path, err)
 	}
 	return nil
-}
-
-func roundsBefore(rs []decide.RoundRecord, n int) []decide.RoundRecord {
-	var out []decide.RoundRecord
-	for _, r := range rs {
-		if r.N < n {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 func writeDecision(env *Env, d *decide.Decision, format string) error {
