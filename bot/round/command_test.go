@@ -1,0 +1,93 @@
+package round_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gcloop/gcloop/bot/round"
+	"github.com/gcloop/gcloop/decide"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v62/github"
+)
+
+// comment is an issue_comment event of user on the world's PR.
+func (w *world) comment(user, body string) round.Event {
+	id := w.gh.AddComment(owner, repo, w.pr, user, body)
+	return round.Event{Name: "issue_comment", Comment: &github.IssueCommentEvent{
+		Action:  github.String("created"),
+		Comment: &github.IssueComment{ID: github.Int64(id), Body: github.String(body), User: &github.User{Login: github.String(user), Type: github.String("User")}},
+		Issue:   &github.Issue{Number: github.Int(w.pr), PullRequestLinks: &github.PullRequestLinks{URL: github.String("https://api.github.com/repos/octo/shop/pulls/1")}},
+	}}
+}
+
+func TestEngineCommands(t *testing.T) {
+	t.Parallel()
+	const (
+		eyes     = "POST /repos/octo/shop/issues/comments/ID/reactions"
+		pull     = "GET /repos/octo/shop/pulls/1"
+		comments = "GET /repos/octo/shop/issues/1/comments"
+		config   = "GET /repos/octo/shop/contents/.github/gcloop.yml"
+		perm     = "GET /repos/octo/shop/collaborators/USER/permission"
+		edit     = "PATCH /repos/octo/shop/issues/comments/REPORT"
+		reply    = "POST /repos/octo/shop/issues/1/comments"
+		issues   = "GET /repos/octo/shop/issues"
+		closeIt  = "PATCH /repos/octo/shop/issues/"
+		note     = "POST /repos/octo/shop/issues/"
+		check    = "PATCH /repos/octo/shop/check-runs/CHECK"
+	)
+	tests := []struct {
+		name, user, level, body string
+		refused                 bool
+		status                  string
+		requests                []string
+	}{
+		{"a writer approves", "lead", "write", "/gc approve", false, decide.StateApproved,
+			[]string{eyes, pull, comments, config, perm, edit, issues, note + "2/comments", closeIt + "2", note + "3/comments", closeIt + "3", note + "4/comments", closeIt + "4", check, eyes}},
+		{"a writer aborts", "lead", "write", "/gc abort", false, decide.StateAborted,
+			[]string{eyes, pull, comments, config, perm, edit, issues, note + "2/comments", closeIt + "2", note + "3/comments", closeIt + "3", note + "4/comments", closeIt + "4", check, eyes}},
+		{"a reader is refused", "dev", "read", "/gc approve", true, "",
+			[]string{eyes, pull, comments, config, perm, reply, eyes}},
+		{"help is answered", "dev", "read", "/gc help", false, "",
+			[]string{eyes, reply, eyes}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.gh.SetPermission(owner, repo, tt.user, tt.level)
+			first, _ := w.run(t, evidence(t, "review"), round.Options{Comment: true, Check: true}, 7)
+			if len(first.Issues) != 3 {
+				t.Fatalf("the first round opened issues %v, want 3", first.Issues)
+			}
+			ev := w.comment(tt.user, tt.body)
+			from := len(w.gh.Requests())
+			res, err := w.engine(ev, round.Options{ID: "review", Check: true}).Command(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Command == nil || res.Command.Refused != tt.refused {
+				t.Fatalf("command result %+v, want refused %t", res.Command, tt.refused)
+			}
+			if tt.status != "" && res.Command.State.Status != tt.status {
+				t.Errorf("state status %q, want %q", res.Command.State.Status, tt.status)
+			}
+			got := w.since(from)
+			report := w.gh.Comments(owner, repo, w.pr)[0].ID
+			runs := w.gh.CheckRuns(owner, repo)
+			r := strings.NewReplacer("/"+itoa(ev.Comment.GetComment().GetID())+"/", "/ID/", "/"+tt.user+"/", "/USER/", "/"+itoa(report), "/REPORT")
+			for i := range got {
+				got[i] = r.Replace(got[i])
+				if len(runs) > 0 {
+					got[i] = strings.Replace(got[i], "check-runs/"+itoa(runs[0].ID), "check-runs/CHECK", 1)
+				}
+			}
+			if diff := cmp.Diff(tt.requests, got); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

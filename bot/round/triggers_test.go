@@ -1,0 +1,133 @@
+package round_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
+	"github.com/gcloop/gcloop/bot/round"
+	"github.com/gcloop/gcloop/decide"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v62/github"
+)
+
+// decideOn runs a round of the world's PR started by ev and returns it
+// with the requests it made.
+func (w *world) decideOn(t *testing.T, ev round.Event, loop string, o round.Options) (*round.Result, []string, error) {
+	t.Helper()
+	from := len(w.gh.Requests())
+	e := w.engine(ev, o)
+	pull, err := e.Pull(context.Background())
+	if err != nil {
+		return nil, w.since(from), err
+	}
+	res := &round.Result{}
+	err = e.Run(context.Background(), round.Input{Pull: pull, Evidence: evidence(t, loop)}, res)
+	return res, w.since(from), err
+}
+
+func TestEngineFindsThePullRequestOfEachTrigger(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
+	run := &github.WorkflowRun{ID: github.Int64(runID), HeadSHA: github.String(w.head), HeadBranch: github.String("feature/cart"),
+		HeadRepository: &github.Repository{ID: github.Int64(100), FullName: github.String(owner + "/" + repo)}}
+	fork := &github.WorkflowRun{ID: github.Int64(runID), HeadSHA: github.String(w.head), HeadBranch: github.String("feature/cart"),
+		HeadRepository: &github.Repository{ID: github.Int64(999), FullName: github.String("evil/shop")}}
+	tests := []struct {
+		name    string
+		ev      round.Event
+		want    []string // the requests that find the pull request
+		wantErr error
+	}{
+		{"pull_request carries it", round.Event{Name: "pull_request", Pull: w.pull()}, nil, nil},
+		{"workflow_dispatch names it", round.Event{Name: "workflow_dispatch", DispatchPR: w.pr, SHA: w.head},
+			[]string{"GET /repos/octo/shop/pulls/1"}, nil},
+		{"workflow_run of a fork lists none: found by its head", round.Event{Name: "workflow_run", Run: run},
+			[]string{"GET /repos/octo/shop/commits/HEAD/pulls", "GET /repos/octo/shop/pulls/1"}, nil},
+		{"workflow_run of another repository with the same head is not its", round.Event{Name: "workflow_run", Run: fork},
+			[]string{"GET /repos/octo/shop/commits/HEAD/pulls"}, round.ErrNoPull},
+		{"push names none", round.Event{Name: "push"}, nil, round.ErrNoPull},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from := len(w.gh.Requests())
+			pull, err := w.engine(tt.ev, round.Options{}).Pull(context.Background())
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Pull: %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantErr == nil && (pull == nil || pull.Number != w.pr || pull.HeadSHA != w.head) {
+				t.Errorf("pull = %+v, want #%d at %s", pull, w.pr, w.head)
+			}
+			got := w.since(from)
+			for i := range got {
+				got[i] = strings.ReplaceAll(got[i], w.head, "HEAD")
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEngineDryRunRecordsAndCallsNothing(t *testing.T) {
+	t.Parallel()
+	rec := &round.Recorder{}
+	ev := &round.Event{Name: "workflow_dispatch", Owner: owner, Repo: repo, DispatchPR: 3, SHA: strings.Repeat("c", 40)}
+	e := &round.Engine{GH: rec, Event: ev, Opts: round.Options{Comment: true, Check: true}, Now: func() time.Time { return clock }}
+	pull, err := e.Pull(context.Background())
+	if err != nil || pull != nil {
+		t.Fatalf("Pull offline = %v, %v; want nil, nil (unknown)", pull, err)
+	}
+	res := &round.Result{}
+	if err := e.Run(context.Background(), round.Input{Evidence: evidence(t, "review")}, res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Decision.Outcome != decide.Fix || len(res.Planned) == 0 || res.Report == "" || res.Check == nil {
+		t.Errorf("dry run: outcome %s, %d issues planned, report %d bytes, check %v", res.Decision.Outcome, len(res.Planned), len(res.Report), res.Check)
+	}
+	var kinds []string
+	for _, w := range rec.Writes {
+		kinds = append(kinds, w.Kind)
+	}
+	// Without a pull request no comment is written; the issues are planned
+	// for a stand-in.
+	if diff := cmp.Diff([]string{"issues", "check"}, kinds); diff != "" {
+		t.Errorf("recorded writes (-want +got):\n%s", diff)
+	}
+}
+
+func TestEngineWithTheAPIDownDecidesOnTheEvidenceAlone(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.gh.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 503, Message: "unavailable"})
+	res, reqs, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull()}, "review", round.Options{Comment: true, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Decision.Status != decide.StatusPartial || res.APIError == nil {
+		t.Errorf("status %s, API error %v; want partial with the error", res.Decision.Status, res.APIError)
+	}
+	if n := mutations(reqs); n != 0 {
+		t.Errorf("%d mutations with the API down: %v", n, reqs)
+	}
+}
+
+func TestEngineRefusesASupersededReRun(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	if _, _, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull(), RunID: 20, RunAttempt: 1}, "review", round.Options{Comment: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, reqs, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull(), RunID: 10, RunAttempt: 2}, "review", round.Options{Comment: true})
+	var nd *decide.NoDecisionError
+	if !errors.As(err, &nd) || !strings.Contains(err.Error(), "superseded") {
+		t.Fatalf("re-run of an older run: %v, want a superseded no-decision", err)
+	}
+	if n := mutations(reqs); n != 0 {
+		t.Errorf("%d mutations by a superseded re-run: %v", n, reqs)
+	}
+}
