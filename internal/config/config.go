@@ -112,6 +112,9 @@ type Section struct {
 	Permission *string
 	// MaxRetries caps the /gc retry grants per PR (commands.max_retries).
 	MaxRetries *int
+	// BotArtifacts are the artifacts a round of the bot downloads from a
+	// completed workflow run (bot.artifacts); nil when not given.
+	BotArtifacts []string
 	// Line is the line of the section's id in the file.
 	Line int
 }

@@ -254,6 +254,7 @@ func init() {
 			return nil
 		}},
 		"commands": {read: (*parser).commands},
+		"bot":      {read: (*parser).bot},
 	}
 }
 
@@ -485,6 +486,27 @@ func (p *parser) commands(s *Section, path string, v *yaml.Node) error {
 		default:
 			return p.unknown(kn, path, []string{"permission", "max_retries"})
 		}
+	}
+	return nil
+}
+
+func (p *parser) bot(s *Section, path string, v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return p.errf(v, "%s: want a mapping with artifacts, got %s", path, describe(v))
+	}
+	if err := p.noDuplicates(path, v); err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		kn, vn := v.Content[i], v.Content[i+1]
+		if kn.Kind != yaml.ScalarNode || kn.Value != "artifacts" {
+			return p.unknown(kn, path, []string{"artifacts"})
+		}
+		names, err := p.strings(path+".artifacts", vn, maxListItems, checkArtifact)
+		if err != nil {
+			return err
+		}
+		s.BotArtifacts = names
 	}
 	return nil
 }

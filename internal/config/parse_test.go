@@ -133,6 +133,7 @@ func TestParseKeys(t *testing.T) {
 		{"commands.permission takes write", "audit", "audit:\n  commands: {permission: write}\n", Section{Permission: ptr("write")}},
 		{"commands.max_retries takes zero", "review", "review:\n  commands: {max_retries: 0}\n", Section{MaxRetries: ptr(0)}},
 		{"commands.max_retries takes twenty", "review", "review:\n  commands: {max_retries: 20}\n", Section{MaxRetries: ptr(20)}},
+		{"bot.artifacts names the artifacts", "review", "review:\n  bot:\n    artifacts: [review-results, sarif]\n", Section{BotArtifacts: []string{"review-results", "sarif"}}},
 		{"max_rounds takes hexadecimal", "review", "review:\n  max_rounds: 0x10\n", Section{MaxRounds: ptr(16)}},
 		{"threshold takes an exponent", "review", "review:\n  threshold: 1e1\n", Section{Threshold: ptr(10.0)}},
 		{"an explicit bool tag is a bool", "review", "review:\n  issues: !!bool false\n", Section{Issues: ptr(false)}},
@@ -192,6 +193,9 @@ func TestParseErrors(t *testing.T) {
 		{"a duplicate id is refused", "review:\nreview:\n", `gcloop.yml:2: duplicate loop id "review" (first at line 1)`},
 		{"a duplicate key is refused", "review:\n  max_rounds: 3\n  max_rounds: 4\n", `gcloop.yml:3: duplicate key "max_rounds" in review (first at line 2)`},
 		{"a duplicate nested key is refused", "review:\n  commands:\n    permission: write\n    permission: admin\n", `gcloop.yml:4: duplicate key "permission" in review.commands (first at line 3)`},
+		{"an artifact name with a slash is refused", "review:\n  bot: {artifacts: [a/b]}\n", `gcloop.yml:2: review.bot.artifacts[0]: artifact name "a/b" holds one of " : < > | * ? \ /`},
+		{"bot wants a mapping", "review:\n  bot: [x]\n", "gcloop.yml:2: review.bot: want a mapping with artifacts, got a list"},
+		{"an unknown key in bot", "review:\n  bot: {artifact: [x]}\n", `gcloop.yml:2: unknown key "artifact" in review.bot (did you mean "artifacts"?)`},
 		// Unknown keys.
 		{"an unknown key suggests the nearest", "review:\n  max_round: 3\n", `gcloop.yml:2: unknown key "max_round" in review (did you mean "max_rounds"?)`},
 		{"an unknown hyphenated key suggests the underscore", "coverage:\n  test-patterns: []\n", `gcloop.yml:2: unknown key "test-patterns" in coverage (did you mean "test_patterns"?)`},

@@ -32,6 +32,9 @@ type Settings struct {
 	Permission string
 	// MaxRetries caps the /gc retry grants per PR (default 2).
 	MaxRetries int
+	// BotArtifacts are the artifacts a round of the bot downloads from a
+	// completed workflow run; none means the bot runs no round for it.
+	BotArtifacts []string
 }
 
 // Overrides are the settings given as action inputs or flags; nil means
@@ -105,6 +108,7 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 		s.Labels = listIf(s.Labels, sec.Labels)
 		s.TestPatterns = listIf(s.TestPatterns, sec.TestPatterns)
 		s.ForbiddenMarkers = listIf(s.ForbiddenMarkers, sec.ForbiddenMarkers)
+		s.BotArtifacts = listIf(s.BotArtifacts, sec.BotArtifacts)
 	}
 
 	setIf(&s.Config.MaxRounds, inputs.MaxRounds)

@@ -70,6 +70,18 @@ func checkLabel(s string) string {
 	return ""
 }
 
+// checkArtifact validates an artifact name as GitHub's upload-artifact
+// does: not empty, none of " : < > | * ? \\ / and no control character.
+func checkArtifact(s string) string {
+	if msg := checkText(s, "artifact name", maxItemLen); msg != "" {
+		return msg
+	}
+	if strings.ContainsAny(s, "\":<>|*?\\/") {
+		return fmt.Sprintf("artifact name %q holds one of \" : < > | * ? \\ /", s)
+	}
+	return ""
+}
+
 func checkMarker(s string) string { return checkText(s, "marker", maxItemLen) }
 
 // checkPattern validates a test-path glob: not empty, and every segment
