@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/coverage"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/load"
 	"github.com/google/go-github/v62/github"
 	"io"
 )
@@ -153,33 +151,17 @@ func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evide
 			runID = r.Ctx.Run.GetID()
 		}
 	}
-	arts, err := artifact.List(ctx, r.GH.Actions, r.Ctx.Owner, r.Ctx.Repo, runID, r.Opts.Artifacts)
+	read, err := artifact.Evidence(ctx, r.GH.Actions, r.Plain, r.Ctx.Owner, r.Ctx.Repo, runID, r.Opts.Artifacts, r.Opts.Loop, artifact.Limits{})
 	if err != nil {
 		return nil, err
 	}
-	lim := artifact.Limits{}
-	r.Log.Printf("artifacts of workflow run %d: %d found for %s", runID, len(arts), strings.Join(r.Opts.Artifacts, ", "))
-	for _, a := range arts {
-		data, err := artifact.Download(ctx, r.GH.Actions, r.Ctx.Owner, r.Ctx.Repo, a.GetID(), r.Plain, lim)
-		if err != nil {
-			return nil, err
-		}
-		files, err := artifact.Extract(a.GetName(), data, lim)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			if !load.Known(f.Data[:min(len(f.Data), 8<<10)]) {
-				r.Log.Printf("artifact %s/%s: not a format gcloop reads, passed over", a.GetName(), f.Name)
-				continue
-			}
-			e, err := load.Read(a.GetName()+"/"+f.Name, bytes.NewReader(f.Data), r.Opts.Loop)
-			if err != nil {
-				return nil, err
-			}
-			r.Log.logEvidence("artifact "+a.GetName()+"/"+f.Name, e)
-			pieces = append(pieces, e)
-		}
+	r.Log.Printf("artifacts of workflow run %d: %d found for %s", runID, read.Artifacts, strings.Join(r.Opts.Artifacts, ", "))
+	for _, name := range read.Skipped {
+		r.Log.Printf("artifact %s: not a format gcloop reads, passed over", name)
+	}
+	for _, p := range read.Pieces {
+		r.Log.logEvidence("artifact "+p.Name, p.Evidence)
+		pieces = append(pieces, p.Evidence)
 	}
 	return pieces, nil
 }

@@ -90,7 +90,7 @@ func sniffFile(p string) (bool, error) {
 		return false, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
 	}
 	defer f.Close()
-	head := make([]byte, evidence.SniffLen)
+	head := make([]byte, SniffLen)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return false, fmt.Errorf("read evidence %s: %w", p, err)
@@ -108,8 +108,14 @@ func File(p string, loop decide.Loop) (*decide.Evidence, error) {
 	return Read(p, f, loop)
 }
 
-// Known reports whether the first bytes of a file are evidence gcloop
-// reads.
+// SniffLen is how many first bytes of a file Known needs.
+const SniffLen = max(evidence.SniffLen, coverage.SniffLen)
+
+// Head is the part of data that Known looks at.
+func Head(data []byte) []byte { return data[:min(len(data), SniffLen)] }
+
+// Known reports whether the first bytes of a file (at most SniffLen) are
+// evidence gcloop reads.
 func Known(head []byte) bool {
 	return coverage.Sniff(head) != "" || evidence.Sniff(head) != ""
 }
