@@ -19,6 +19,13 @@ import (
 // deadline to every attempt, retries what is safe to retry, waits out rate
 // limits within bounds, and sends mutating requests one at a time.
 //
+// Mutations are not paced while GitHub shows no sign of a secondary rate
+// limit. From the first secondary-limit answer on (429, or 403 with
+// Retry-After or GitHub's secondary-limit message; not a primary limit, which
+// says X-RateLimit-Remaining: 0 and nothing else), every mutation waits until
+// MutationPause has passed since the previous one ended, for the rest of the
+// Transport's life.
+//
 // The retry rule:
 //   - GET, HEAD and OPTIONS are retried on 500, 502, 503 and 504, on transport
 //     errors and on per-attempt timeouts.
@@ -54,6 +61,7 @@ type Transport struct {
 	mutation     chan struct{}
 	mu           sync.Mutex
 	lastMutation time.Time // when the last mutating request finished (now())
+	paced        bool      // GitHub has answered with a secondary rate limit
 }
 
 // serverBackoff is the first wait before retrying a 5xx or transport error;
@@ -167,15 +175,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.roundTrip(req)
 }
 
-// pause waits until MutationPause has passed since the last mutation ended.
+// pause waits until MutationPause has passed since the last mutation ended,
+// once GitHub has answered with a secondary rate limit; before that, never.
 func (t *Transport) pause(ctx context.Context) error {
 	if t.mutationPause <= 0 {
 		return nil
 	}
 	t.mu.Lock()
-	last := t.lastMutation
+	last, paced := t.lastMutation, t.paced
 	t.mu.Unlock()
-	if last.IsZero() {
+	if !paced || last.IsZero() {
 		return nil
 	}
 	if d := t.mutationPause - t.now().Sub(last); d > 0 {
@@ -339,6 +348,13 @@ func (t *Transport) rateLimitWait(req *http.Request, resp *http.Response, attemp
 			return 0, false, nil
 		}
 		limited = true
+	}
+	if retryAfter != "" || remaining != "0" {
+		// Not a primary limit (which says only X-RateLimit-Remaining: 0):
+		// a secondary one. Pace mutations from now on.
+		t.mu.Lock()
+		t.paced = true
+		t.mu.Unlock()
 	}
 
 	var wait time.Duration
