@@ -172,7 +172,7 @@ func (w *world) runAction(s step) run {
 		"GITHUB_REPOSITORY=" + owner + "/" + repo, "GITHUB_EVENT_NAME=" + event, "GITHUB_EVENT_PATH=" + eventPath,
 		"GITHUB_SHA=" + w.head, "GITHUB_RUN_ID=" + fmt.Sprint(runID), "GITHUB_RUN_ATTEMPT=" + fmt.Sprint(attempt),
 		"GITHUB_ACTOR=dev", "GITHUB_WORKSPACE=" + ws, "GITHUB_OUTPUT=" + outPath, "GITHUB_STEP_SUMMARY=" + sumPath,
-		"GCLOOP_MUTATION_PAUSE=0", "SOURCE_DATE_EPOCH=1767225600", "RUNNER_TEMP=" + filepath.Join(tmp, "runner_temp"),
+		"SOURCE_DATE_EPOCH=1767225600", "RUNNER_TEMP=" + filepath.Join(tmp, "runner_temp"),
 		"INPUT_TOKEN=" + token,
 	}
 	for k, v := range s.inputs {
