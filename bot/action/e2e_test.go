@@ -399,8 +399,11 @@ func TestRateLimitsAndServerErrorsAreRetried(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
 	w.gh.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 502, Times: 1})
-	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 429, Times: 1, RetryAfter: 1})
-	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues", Status: 403, Times: 1, RetryAfter: 1})
+	// Retry-After: 0 and the secondary limits on the round's last mutation:
+	// the retries are seen without sleeping (waits and pacing are tested in
+	// bot/ghclient with an injected clock).
+	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 429, Times: 1, RetryNow: true})
+	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 403, Times: 1, RetryNow: true})
 	r := w.runAction(step{inputs: map[string]string{"loop": "review", "evidence": "r.json"}, files: map[string]string{"r.json": reviewFix}})
 	if r.code != 0 || r.outputs["status"] != "complete" {
 		t.Fatalf("exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)

@@ -39,6 +39,9 @@ import (
 //     primary or secondary rate limit): GitHub refused the request before doing
 //     anything.
 //
+// A 5xx that is retried waits its Retry-After (as GitHub may send with a
+// 503), capped at MaxWait, instead of the backoff.
+//
 // Rate-limit waits follow GitHub's guidance: Retry-After (seconds) if sent, else
 // X-RateLimit-Reset (epoch seconds) if sent, else an exponential backoff of at
 // least one minute for secondary limits. A wait demanded by a header that is
@@ -251,6 +254,9 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		case resp.StatusCode >= 500 && !last && replayable(req.Method, resp.StatusCode):
 			d := t.backoff(serverBackoff, attempt)
+			if ra, ok := t.retryAfter(resp.Header.Get("Retry-After")); ok {
+				d = min(ra, t.maxWait)
+			}
 			if !t.fits(ctx, d) {
 				return resp, nil
 			}
@@ -361,13 +367,7 @@ func (t *Transport) rateLimitWait(req *http.Request, resp *http.Response, attemp
 	fromHeader := true
 	switch {
 	case retryAfter != "":
-		if s, err := strconv.ParseInt(strings.TrimSpace(retryAfter), 10, 64); err == nil && s >= 0 {
-			wait = time.Duration(min(s, int64(1<<31))) * time.Second
-		} else if at, err := http.ParseTime(retryAfter); err == nil {
-			wait = max(at.Sub(t.now()), 0)
-		} else {
-			fromHeader = false
-		}
+		wait, fromHeader = t.retryAfter(retryAfter)
 	case reset != "":
 		if s, err := strconv.ParseInt(strings.TrimSpace(reset), 10, 64); err == nil {
 			wait = untilReset(s, t.now())
@@ -395,6 +395,21 @@ func (t *Transport) rateLimitWait(req *http.Request, resp *http.Response, attemp
 		}
 	}
 	return wait, limited, nil
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date. ok is
+// false when it is absent or unreadable.
+func (t *Transport) retryAfter(h string) (time.Duration, bool) {
+	if h == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(strings.TrimSpace(h), 10, 64); err == nil && s >= 0 {
+		return time.Duration(min(s, int64(1<<31))) * time.Second, true
+	}
+	if at, err := http.ParseTime(h); err == nil {
+		return max(at.Sub(t.now()), 0), true
+	}
+	return 0, false
 }
 
 // untilReset returns the wait until the epoch second reset, plus one second
