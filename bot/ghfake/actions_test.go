@@ -276,9 +276,9 @@ func TestFaultsAnswerLikeGitHub(t *testing.T) {
 			}},
 		{"403 secondary limit with RetryNow says Retry-After 0", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 403, Times: 1, RetryNow: true},
 			func(t *testing.T, err error) {
-				var er *github.ErrorResponse
-				if !errors.As(err, &er) || er.Response.StatusCode != 403 || er.Response.Header.Get("Retry-After") != "0" {
-					t.Errorf("err = %v, want 403 with Retry-After 0", err)
+				var ab *github.AbuseRateLimitError
+				if !errors.As(err, &ab) || ab.Response.StatusCode != 403 || ab.Response.Header.Get("Retry-After") != "0" {
+					t.Errorf("err = %v, want a 403 secondary limit with Retry-After 0", err)
 				}
 			}},
 		{"429 without RetryAfter sends none", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 429, Times: 1},
