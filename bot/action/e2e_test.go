@@ -172,7 +172,7 @@ func (w *world) runAction(s step) run {
 		"GITHUB_REPOSITORY=" + owner + "/" + repo, "GITHUB_EVENT_NAME=" + event, "GITHUB_EVENT_PATH=" + eventPath,
 		"GITHUB_SHA=" + w.head, "GITHUB_RUN_ID=" + fmt.Sprint(runID), "GITHUB_RUN_ATTEMPT=" + fmt.Sprint(attempt),
 		"GITHUB_ACTOR=dev", "GITHUB_WORKSPACE=" + ws, "GITHUB_OUTPUT=" + outPath, "GITHUB_STEP_SUMMARY=" + sumPath,
-		"GCLOOP_MUTATION_PAUSE=0", "SOURCE_DATE_EPOCH=1767225600", "RUNNER_TEMP=" + filepath.Join(tmp, "runner_temp"),
+		"SOURCE_DATE_EPOCH=1767225600", "RUNNER_TEMP=" + filepath.Join(tmp, "runner_temp"),
 		"INPUT_TOKEN=" + token,
 	}
 	for k, v := range s.inputs {
@@ -399,8 +399,11 @@ func TestRateLimitsAndServerErrorsAreRetried(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
 	w.gh.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 502, Times: 1})
-	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 429, Times: 1, RetryAfter: 1})
-	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues", Status: 403, Times: 1, RetryAfter: 1})
+	// Retry-After: 0 and the secondary limits on the round's last mutation:
+	// the retries are seen without sleeping (waits and pacing are tested in
+	// bot/ghclient with an injected clock).
+	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 429, Times: 1, RetryNow: true})
+	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: 403, Times: 1, RetryNow: true})
 	r := w.runAction(step{inputs: map[string]string{"loop": "review", "evidence": "r.json"}, files: map[string]string{"r.json": reviewFix}})
 	if r.code != 0 || r.outputs["status"] != "complete" {
 		t.Fatalf("exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)

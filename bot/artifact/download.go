@@ -37,7 +37,9 @@ const maxRedirects = 3
 // token would leak to the blob host). A nil plain uses a bare http.Client.
 // The download is capped at lim.MaxZip bytes. A blob URL that is refused or
 // has expired (401, 403, 404, 410), a 5xx or a broken connection is retried
-// once with a fresh URL.
+// once with a fresh URL, at once. Only a blob failure earns that retry: a
+// failed API call is retried by the client's transport alone and ends
+// Download, so the two retry layers never nest.
 func Download(ctx context.Context, gh artifactsAPI, owner, repo string, id int64, plain *http.Client, lim Limits) ([]byte, error) {
 	lim = lim.withDefaults()
 	if plain == nil {

@@ -150,7 +150,7 @@ func Publish(ctx context.Context, checks checksAPI, statuses statusAPI, spec Spe
 		return publishStatus(ctx, statuses, spec, title, res, err)
 	}
 	if err != nil {
-		return res, fmt.Errorf("write check run %q on %s: %w", Name(spec.LoopID), short(spec.SHA), err)
+		return res, fmt.Errorf("write check run %q on %s: %w", Name(spec.LoopID), short(spec.SHA), ghclient.Explained(err))
 	}
 	res.ID, res.URL = run.GetID(), run.GetHTMLURL()
 	for rest := anns[len(first):]; len(rest) > 0; rest = rest[min(len(rest), perRequest):] {
@@ -158,7 +158,7 @@ func Publish(ctx context.Context, checks checksAPI, statuses statusAPI, spec Spe
 		_, _, err := checks.UpdateCheckRun(ctx, spec.Owner, spec.Repo, res.ID, github.UpdateCheckRunOptions{
 			Name: Name(spec.LoopID), Output: out(rest[:min(len(rest), perRequest)])})
 		if err != nil {
-			return res, fmt.Errorf("annotate check run %q: %w", Name(spec.LoopID), err)
+			return res, fmt.Errorf("annotate check run %q: %w", Name(spec.LoopID), ghclient.Explained(err))
 		}
 	}
 	return res, nil
@@ -173,7 +173,7 @@ func publishStatus(ctx context.Context, statuses statusAPI, spec Spec, title str
 		State: github.String(state), Context: github.String(Name(spec.LoopID)),
 		Description: github.String(cut(title, maxDescription)), TargetURL: optional(spec.DetailsURL)})
 	if err != nil {
-		return res, fmt.Errorf("check run refused (%s), and the commit status too: %w", ghclient.Describe(refused), err)
+		return res, fmt.Errorf("check run refused (%s), and the commit status too: %w", ghclient.Describe(refused), ghclient.Explained(err))
 	}
 	res.Status = true
 	res.Note = fmt.Sprintf("the check run was refused (%s): published as the commit status %q instead; grant `checks: write` for a check run", ghclient.Describe(refused), Name(spec.LoopID))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -63,7 +64,7 @@ func Authorize(ctx context.Context, api permissionAPI, owner, repo, user, min st
 		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
 			return "none", false, nil
 		}
-		return "", false, fmt.Errorf("permission of %s on %s/%s: %w", user, owner, repo, err)
+		return "", false, fmt.Errorf("permission of %s on %s/%s: %w", user, owner, repo, ghclient.Explained(err))
 	}
 	level = levelOf(p)
 	return level, rank(level) >= rank(min), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -32,7 +33,7 @@ func React(ctx context.Context, api reactionsAPI, owner, repo string, commentID 
 		return fmt.Errorf("reaction %q: want %s, %s or %s", content, Eyes, Rocket, Confused)
 	}
 	if _, _, err := api.CreateIssueCommentReaction(ctx, owner, repo, commentID, content); err != nil {
-		return fmt.Errorf("reacting %s to comment %d on %s/%s: %w", content, commentID, owner, repo, err)
+		return fmt.Errorf("reacting %s to comment %d on %s/%s: %w", content, commentID, owner, repo, ghclient.Explained(err))
 	}
 	return nil
 }

@@ -31,8 +31,9 @@ type Options struct {
 	UserAgent string
 	// CallTimeout bounds each attempt of each request; default 30s.
 	CallTimeout time.Duration
-	// MutationPause is the least time between two mutating requests; default
-	// 1s. Negative means no pause (tests).
+	// MutationPause is the least time between two mutating requests once
+	// GitHub has answered with a secondary rate limit (see Transport); until
+	// then mutations are not paced. Default 1s; negative means never pause.
 	MutationPause time.Duration
 	// MaxRetries is how many times one request is retried; default 4.
 	// Negative means no retries.

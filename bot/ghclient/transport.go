@@ -19,6 +19,13 @@ import (
 // deadline to every attempt, retries what is safe to retry, waits out rate
 // limits within bounds, and sends mutating requests one at a time.
 //
+// Mutations are not paced while GitHub shows no sign of a secondary rate
+// limit. From the first secondary-limit answer on (429, or 403 with
+// Retry-After or GitHub's secondary-limit message; not a primary limit, which
+// says X-RateLimit-Remaining: 0 and nothing else), every mutation waits until
+// MutationPause has passed since the previous one ended, for the rest of the
+// Transport's life.
+//
 // The retry rule:
 //   - GET, HEAD and OPTIONS are retried on 500, 502, 503 and 504, on transport
 //     errors and on per-attempt timeouts.
@@ -31,6 +38,9 @@ import (
 //   - Every method is retried on a rate limit (429, or 403 that says it is a
 //     primary or secondary rate limit): GitHub refused the request before doing
 //     anything.
+//
+// A 5xx that is retried waits its Retry-After (as GitHub may send with a
+// 503), capped at MaxWait, instead of the backoff.
 //
 // Rate-limit waits follow GitHub's guidance: Retry-After (seconds) if sent, else
 // X-RateLimit-Reset (epoch seconds) if sent, else an exponential backoff of at
@@ -54,6 +64,7 @@ type Transport struct {
 	mutation     chan struct{}
 	mu           sync.Mutex
 	lastMutation time.Time // when the last mutating request finished (now())
+	paced        bool      // GitHub has answered with a secondary rate limit
 }
 
 // serverBackoff is the first wait before retrying a 5xx or transport error;
@@ -167,15 +178,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.roundTrip(req)
 }
 
-// pause waits until MutationPause has passed since the last mutation ended.
+// pause waits until MutationPause has passed since the last mutation ended,
+// once GitHub has answered with a secondary rate limit; before that, never.
 func (t *Transport) pause(ctx context.Context) error {
 	if t.mutationPause <= 0 {
 		return nil
 	}
 	t.mu.Lock()
-	last := t.lastMutation
+	last, paced := t.lastMutation, t.paced
 	t.mu.Unlock()
-	if last.IsZero() {
+	if !paced || last.IsZero() {
 		return nil
 	}
 	if d := t.mutationPause - t.now().Sub(last); d > 0 {
@@ -242,6 +254,9 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		case resp.StatusCode >= 500 && !last && replayable(req.Method, resp.StatusCode):
 			d := t.backoff(serverBackoff, attempt)
+			if ra, ok := t.retryAfter(resp.Header.Get("Retry-After")); ok {
+				d = min(ra, t.maxWait)
+			}
 			if !t.fits(ctx, d) {
 				return resp, nil
 			}
@@ -340,18 +355,19 @@ func (t *Transport) rateLimitWait(req *http.Request, resp *http.Response, attemp
 		}
 		limited = true
 	}
+	if retryAfter != "" || remaining != "0" {
+		// Not a primary limit (which says only X-RateLimit-Remaining: 0):
+		// a secondary one. Pace mutations from now on.
+		t.mu.Lock()
+		t.paced = true
+		t.mu.Unlock()
+	}
 
 	var wait time.Duration
 	fromHeader := true
 	switch {
 	case retryAfter != "":
-		if s, err := strconv.ParseInt(strings.TrimSpace(retryAfter), 10, 64); err == nil && s >= 0 {
-			wait = time.Duration(min(s, int64(1<<31))) * time.Second
-		} else if at, err := http.ParseTime(retryAfter); err == nil {
-			wait = max(at.Sub(t.now()), 0)
-		} else {
-			fromHeader = false
-		}
+		wait, fromHeader = t.retryAfter(retryAfter)
 	case reset != "":
 		if s, err := strconv.ParseInt(strings.TrimSpace(reset), 10, 64); err == nil {
 			wait = untilReset(s, t.now())
@@ -379,6 +395,21 @@ func (t *Transport) rateLimitWait(req *http.Request, resp *http.Response, attemp
 		}
 	}
 	return wait, limited, nil
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date. ok is
+// false when it is absent or unreadable.
+func (t *Transport) retryAfter(h string) (time.Duration, bool) {
+	if h == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(strings.TrimSpace(h), 10, 64); err == nil && s >= 0 {
+		return time.Duration(min(s, int64(1<<31))) * time.Second, true
+	}
+	if at, err := http.ParseTime(h); err == nil {
+		return max(at.Sub(t.now()), 0), true
+	}
+	return 0, false
 }
 
 // untilReset returns the wait until the epoch second reset, plus one second

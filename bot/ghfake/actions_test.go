@@ -260,10 +260,32 @@ func TestFaultsAnswerLikeGitHub(t *testing.T) {
 					t.Errorf("err = %v, want *RateLimitError", err)
 				}
 			}},
-		{"502", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 502, Times: 1},
+		{"502 says retry at once", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 502, Times: 1},
 			func(t *testing.T, err error) {
-				if errStatus(err) != 502 {
-					t.Errorf("err = %v, want 502", err)
+				var er *github.ErrorResponse
+				if !errors.As(err, &er) || er.Response.StatusCode != 502 || er.Response.Header.Get("Retry-After") != "0" {
+					t.Errorf("err = %v, want 502 with Retry-After 0", err)
+				}
+			}},
+		{"503 with RetryAfter -1 sends no Retry-After", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 503, Times: 1, RetryAfter: -1},
+			func(t *testing.T, err error) {
+				var er *github.ErrorResponse
+				if !errors.As(err, &er) || er.Response.StatusCode != 503 || er.Response.Header.Values("Retry-After") != nil {
+					t.Errorf("err = %v, want 503 without Retry-After", err)
+				}
+			}},
+		{"403 secondary limit with RetryNow says Retry-After 0", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 403, Times: 1, RetryNow: true},
+			func(t *testing.T, err error) {
+				var ab *github.AbuseRateLimitError
+				if !errors.As(err, &ab) || ab.Response.StatusCode != 403 || ab.Response.Header.Get("Retry-After") != "0" {
+					t.Errorf("err = %v, want a 403 secondary limit with Retry-After 0", err)
+				}
+			}},
+		{"429 without RetryAfter sends none", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 429, Times: 1},
+			func(t *testing.T, err error) {
+				var er *github.ErrorResponse
+				if !errors.As(err, &er) || er.Response.StatusCode != 429 || er.Response.Header.Values("Retry-After") != nil {
+					t.Errorf("err = %v, want 429 without Retry-After", err)
 				}
 			}},
 		{"401", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 401, Times: 1},

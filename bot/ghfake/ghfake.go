@@ -82,7 +82,13 @@ type FailRule struct {
 	// Times is how many matching requests fail; 0 means every one.
 	Times int
 	// RetryAfter, if positive, is sent as the Retry-After header (seconds).
+	// A 5xx rule with RetryAfter 0 sends "Retry-After: 0", so that a client
+	// retries at once: backoff is tested with an injected clock, and a test
+	// of the built binary must not sleep through it. Negative sends none.
 	RetryAfter int
+	// RetryNow sends "Retry-After: 0" with a rate limit (403, 429) too, so
+	// that a test of the built binary sees the retry without a real wait.
+	RetryNow bool
 	// RateLimitReset marks a 403 as a primary rate limit resetting then.
 	RateLimitReset time.Time
 	// Message overrides the error body's message.
@@ -417,8 +423,11 @@ func (s *Server) injectFault(w http.ResponseWriter, method, tmpl, path string) b
 			msg = http.StatusText(rule.Status)
 		}
 	}
-	if rule.RetryAfter > 0 {
+	switch {
+	case rule.RetryAfter > 0:
 		w.Header().Set("Retry-After", strconv.Itoa(rule.RetryAfter))
+	case rule.RetryAfter == 0 && (rule.RetryNow || rule.Status >= 500):
+		w.Header().Set("Retry-After", "0")
 	}
 	writeError(w, rule.Status, msg, doc)
 	return true

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -88,7 +89,7 @@ func Resolve(ctx context.Context, users usersAPI, token, botLogin string) (strin
 		if kind == Unknown && errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == 403 {
 			return ActionsBot, nil
 		}
-		return "", fmt.Errorf("identity: GET /user for the token's login: %w", err)
+		return "", fmt.Errorf("identity: GET /user for the token's login: %w", ghclient.Explained(err))
 	}
 	if !ValidLogin(u.GetLogin()) {
 		return "", fmt.Errorf("identity: GET /user answered login %q, want a GitHub login", u.GetLogin())

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-github/v62/github"
 )
@@ -205,7 +206,7 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 			is, _, err := api.Create(ctx, s.Owner, s.Repo, &github.IssueRequest{
 				Title: github.String(p.Title), Body: github.String(p.Body), Labels: &p.Labels})
 			if err != nil {
-				return res, fmt.Errorf("fix issues: create the issue of task %s: %w", p.TaskID, err)
+				return res, fmt.Errorf("fix issues: create the issue of task %s: %w", p.TaskID, ghclient.Explained(err))
 			}
 			res.Planned[i].Number = is.GetNumber()
 			res.Created = append(res.Created, is.GetNumber())
@@ -217,7 +218,7 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 		}
 		if _, _, err := api.Edit(ctx, s.Owner, s.Repo, p.Number, &github.IssueRequest{
 			Title: github.String(p.Title), Body: github.String(p.Body)}); err != nil {
-			return res, fmt.Errorf("fix issues: update issue #%d of task %s: %w", p.Number, p.TaskID, err)
+			return res, fmt.Errorf("fix issues: update issue #%d of task %s: %w", p.Number, p.TaskID, ghclient.Explained(err))
 		}
 		res.Updated = append(res.Updated, p.Number)
 	}
@@ -309,7 +310,7 @@ func (s SyncSpec) listOpen(ctx context.Context, api issuesAPI) ([]mineIssue, map
 	for pages := 1; ; pages++ {
 		iss, resp, err := api.ListByRepo(ctx, s.Owner, s.Repo, opts)
 		if err != nil {
-			return nil, nil, fmt.Errorf("fix issues: list open issues labelled gcloop:%s, page %d: %w", s.Loop, max(opts.Page, 1), err)
+			return nil, nil, fmt.Errorf("fix issues: list open issues labelled gcloop:%s, page %d: %w", s.Loop, max(opts.Page, 1), ghclient.Explained(err))
 		}
 		for _, is := range iss {
 			if is == nil {
@@ -359,10 +360,10 @@ func (s SyncSpec) closeDups(ctx context.Context, api issuesAPI, dups []*github.I
 // closeIssue comments on an issue, then closes it.
 func closeIssue(ctx context.Context, api issuesAPI, s SyncSpec, n int, msg, reason string) error {
 	if _, _, err := api.CreateComment(ctx, s.Owner, s.Repo, n, &github.IssueComment{Body: github.String(msg)}); err != nil {
-		return fmt.Errorf("fix issues: comment on issue #%d before closing it: %w", n, err)
+		return fmt.Errorf("fix issues: comment on issue #%d before closing it: %w", n, ghclient.Explained(err))
 	}
 	if _, _, err := api.Edit(ctx, s.Owner, s.Repo, n, &github.IssueRequest{State: github.String("closed"), StateReason: github.String(reason)}); err != nil {
-		return fmt.Errorf("fix issues: close issue #%d: %w", n, err)
+		return fmt.Errorf("fix issues: close issue #%d: %w", n, ghclient.Explained(err))
 	}
 	return nil
 }
@@ -380,7 +381,7 @@ func ensureLabels(ctx context.Context, api issuesAPI, owner, repo string, names 
 			continue
 		}
 		if statusOf(err) != 404 {
-			return fmt.Errorf("fix issues: look up label %q: %w", name, err)
+			return fmt.Errorf("fix issues: look up label %q: %w", name, ghclient.Explained(err))
 		}
 		l := &github.Label{Name: github.String(name), Color: github.String(extraLabelColor)}
 		switch {
@@ -390,7 +391,7 @@ func ensureLabels(ctx context.Context, api issuesAPI, owner, repo string, names 
 			l.Color, l.Description = github.String(loopLabelColor), github.String("Fix task of a gcloop "+strings.TrimPrefix(name, "gcloop:")+" loop")
 		}
 		if _, _, err := api.CreateLabel(ctx, owner, repo, l); err != nil && !alreadyExists(err) {
-			return fmt.Errorf("fix issues: create label %q: %w", name, err)
+			return fmt.Errorf("fix issues: create label %q: %w", name, ghclient.Explained(err))
 		}
 	}
 	return nil

@@ -403,7 +403,7 @@ func TestSyncIssues(t *testing.T) {
 			wantCalls: []string{"list page 1", "get label gcloop", "create label gcloop", "get label gcloop:review", "create label gcloop:review",
 				"create gcloop: fix a.go (PR #12, round 1)", "create gcloop: fix b.go (PR #12, round 1)"},
 			want:    SyncResult{Created: []int{1}},
-			wantErr: "fix issues: create the issue of task FIX-2-2: POST https://api.github.com/repos/o/r/issues: 403 Forbidden []",
+			wantErr: "fix issues: create the issue of task FIX-2-2: permission denied: Forbidden",
 		},
 		{
 			name: "a label lookup that fails otherwise stops before any issue",
@@ -413,14 +413,14 @@ func TestSyncIssues(t *testing.T) {
 			},
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1", "get label gcloop"},
-			wantErr:   `fix issues: look up label "gcloop": GET https://api.github.com/repos/o/r/labels/gcloop: 500 Internal Server Error []`,
+			wantErr:   `fix issues: look up label "gcloop": server error: Internal Server Error`,
 		},
 		{
 			name:      "a failed listing is returned",
 			prepare:   func(m *memIssues) { m.failIn = "list"; m.failErr = errResp(502, "GET", "/repos/o/r/issues") },
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1"},
-			wantErr:   "fix issues: list open issues labelled gcloop:review, page 1: GET https://api.github.com/repos/o/r/issues: 502 Bad Gateway []",
+			wantErr:   "fix issues: list open issues labelled gcloop:review, page 1: server error: Bad Gateway",
 		},
 		{
 			name:    "a bad loop id is refused before any request",

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-github/v62/github"
 )
@@ -134,7 +135,7 @@ func Scan(ctx context.Context, git gitAPI, contents contentsAPI, owner, repo, he
 	}
 	commit, _, err := git.GetCommit(ctx, owner, repo, headSHA)
 	if err != nil {
-		return nil, fmt.Errorf("get head commit %s of %s/%s: %w", headSHA, owner, repo, err)
+		return nil, fmt.Errorf("get head commit %s of %s/%s: %w", headSHA, owner, repo, ghclient.Explained(err))
 	}
 	treeSHA := commit.GetTree().GetSHA()
 	if treeSHA == "" {
@@ -207,7 +208,7 @@ func Scan(ctx context.Context, git gitAPI, contents contentsAPI, owner, repo, he
 func listTree(ctx context.Context, git gitAPI, owner, repo, sha string) (map[string]treeFile, error) {
 	t, _, err := git.GetTree(ctx, owner, repo, sha, true)
 	if err != nil {
-		return nil, fmt.Errorf("get tree %s of %s/%s: %w", sha, owner, repo, err)
+		return nil, fmt.Errorf("get tree %s of %s/%s: %w", sha, owner, repo, ghclient.Explained(err))
 	}
 	out := map[string]treeFile{}
 	if !t.GetTruncated() {
@@ -226,7 +227,7 @@ func listTree(ctx context.Context, git gitAPI, owner, repo, sha string) (map[str
 		stack = stack[:len(stack)-1]
 		t, _, err := git.GetTree(ctx, owner, repo, cur.sha, false)
 		if err != nil {
-			return nil, fmt.Errorf("get tree %s (%q) of %s/%s: %w", cur.sha, cur.prefix, owner, repo, err)
+			return nil, fmt.Errorf("get tree %s (%q) of %s/%s: %w", cur.sha, cur.prefix, owner, repo, ghclient.Explained(err))
 		}
 		if t.GetTruncated() {
 			return nil, fmt.Errorf("get tree %s (%q) of %s/%s: listing truncated even without recursion; expected a complete tree", cur.sha, cur.prefix, owner, repo)
@@ -559,7 +560,7 @@ func (sc *scanner) fetch(p string, e treeFile) ([]byte, error) {
 		var err error
 		rc, _, _, err = sc.contents.GetContents(sc.ctx, sc.owner, sc.repo, p, opts)
 		if err != nil {
-			return nil, fmt.Errorf("get content of %s at %s: %w", p, sc.headSHA, err)
+			return nil, fmt.Errorf("get content of %s at %s: %w", p, sc.headSHA, ghclient.Explained(err))
 		}
 		if rc == nil {
 			return nil, fmt.Errorf("get content of %s at %s: a directory listing, expected a file", p, sc.headSHA)
@@ -604,7 +605,7 @@ func (sc *scanner) fetch(p string, e treeFile) ([]byte, error) {
 func (sc *scanner) download(p string, opts *github.RepositoryContentGetOptions) ([]byte, error) {
 	body, resp, err := sc.contents.DownloadContents(sc.ctx, sc.owner, sc.repo, p, opts)
 	if err != nil {
-		return nil, fmt.Errorf("download %s at %s: %w", p, sc.headSHA, err)
+		return nil, fmt.Errorf("download %s at %s: %w", p, sc.headSHA, ghclient.Explained(err))
 	}
 	defer body.Close()
 	if resp != nil && resp.Response != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-github/v62/github"
 )
@@ -96,7 +97,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 
 	cur, _, err := git.GetRef(ctx, p.Owner, p.Repo, "heads/"+branch)
 	if err != nil {
-		return "", fmt.Errorf("push: get %s of %s/%s: %w", ref, p.Owner, p.Repo, err)
+		return "", fmt.Errorf("push: get %s of %s/%s: %w", ref, p.Owner, p.Repo, ghclient.Explained(err))
 	}
 	if at := cur.GetObject().GetSHA(); at != p.HeadSHA {
 		return "", fmt.Errorf("push: %s of %s/%s is at %s, expected %s: %w", ref, p.Owner, p.Repo, at, p.HeadSHA, ErrHeadMoved)
@@ -106,7 +107,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 	if base == "" {
 		c, _, err := git.GetCommit(ctx, p.Owner, p.Repo, p.HeadSHA)
 		if err != nil {
-			return "", fmt.Errorf("push: get head commit %s: %w", p.HeadSHA, err)
+			return "", fmt.Errorf("push: get head commit %s: %w", p.HeadSHA, ghclient.Explained(err))
 		}
 		if base = c.GetTree().GetSHA(); base == "" {
 			return "", fmt.Errorf("push: head commit %s: no tree in the response", p.HeadSHA)
@@ -128,7 +129,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 		}
 		b, _, err := git.CreateBlob(ctx, p.Owner, p.Repo, blob)
 		if err != nil {
-			return "", fmt.Errorf("push: create blob for %s: %w", c.Path, err)
+			return "", fmt.Errorf("push: create blob for %s: %w", c.Path, ghclient.Explained(err))
 		}
 		if want := BlobID(c.New); b.GetSHA() != want {
 			return "", fmt.Errorf("push: blob for %s created as %q, expected %s", c.Path, b.GetSHA(), want)
@@ -138,7 +139,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 
 	tree, _, err := git.CreateTree(ctx, p.Owner, p.Repo, base, entries)
 	if err != nil {
-		return "", fmt.Errorf("push: create tree on %s: %w", base, err)
+		return "", fmt.Errorf("push: create tree on %s: %w", base, ghclient.Explained(err))
 	}
 	switch tree.GetSHA() {
 	case "":
@@ -154,7 +155,7 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 	}
 	made, _, err := git.CreateCommit(ctx, p.Owner, p.Repo, commit, nil)
 	if err != nil {
-		return "", fmt.Errorf("push: create commit on %s: %w", p.HeadSHA, err)
+		return "", fmt.Errorf("push: create commit on %s: %w", p.HeadSHA, ghclient.Explained(err))
 	}
 	sha := made.GetSHA()
 	if sha == "" {
@@ -165,9 +166,9 @@ func Push(ctx context.Context, git gitAPI, p PushSpec) (string, error) {
 	_, _, err = git.UpdateRef(ctx, p.Owner, p.Repo, upd, false)
 	if err != nil {
 		if notFastForward(err) {
-			return "", fmt.Errorf("push: update %s of %s/%s from %s to %s: %w (%w)", ref, p.Owner, p.Repo, p.HeadSHA, sha, ErrHeadMoved, err)
+			return "", fmt.Errorf("push: update %s of %s/%s from %s to %s: %w (%w)", ref, p.Owner, p.Repo, p.HeadSHA, sha, ErrHeadMoved, ghclient.Explained(err))
 		}
-		return "", fmt.Errorf("push: update %s of %s/%s to %s: %w", ref, p.Owner, p.Repo, sha, err)
+		return "", fmt.Errorf("push: update %s of %s/%s to %s: %w", ref, p.Owner, p.Repo, sha, ghclient.Explained(err))
 	}
 	return sha, nil
 }

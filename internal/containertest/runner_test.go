@@ -126,7 +126,7 @@ func (j *job) run(t *testing.T, img, user string, gh *ghfake.Server, sha string,
 		"GITHUB_API_URL": strings.TrimSuffix(gh.URL(), "/"), "GITHUB_SERVER_URL": "https://github.com",
 		"GITHUB_REPOSITORY": "octo/shop", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_SHA": sha,
 		"GITHUB_RUN_ID": "5000", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_ACTOR": "dev",
-		"RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "GCLOOP_MUTATION_PAUSE": "0",
+		"RUNNER_OS": "Linux", "RUNNER_ARCH": "X64",
 		"INPUT_TOKEN": "ghs_actiontoken",
 	}
 	for k, v := range inputs {

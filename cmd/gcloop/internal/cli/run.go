@@ -108,18 +108,7 @@ func runAction(env *Env, args []string) error {
 		if c.OutputPath != "" {
 			a.AddMask(opts.Token)
 		}
-		// GCLOOP_MUTATION_PAUSE overrides the pause between mutating
-		// requests (default 1 s, GitHub's guidance); "0" turns it off.
-		var pause time.Duration
-		if s := env.Getenv("GCLOOP_MUTATION_PAUSE"); s != "" {
-			if pause, err = time.ParseDuration(s); err != nil || pause < 0 {
-				return usagef("run: GCLOOP_MUTATION_PAUSE %q: want a duration such as 1s", s)
-			}
-			if pause == 0 {
-				pause = -1 // none
-			}
-		}
-		gh, err := ghclient.New(ghclient.Options{Token: opts.Token, BaseURL: c.APIURL, UserAgent: "gcloop/" + Version(), MutationPause: pause})
+		gh, err := ghclient.New(ghclient.Options{Token: opts.Token, BaseURL: c.APIURL, UserAgent: "gcloop/" + Version()})
 		if err != nil {
 			return err
 		}
