@@ -126,7 +126,7 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 			eff.Reply += " The PR comes from a fork: its branch cannot be dispatched; re-run the workflow to start the round."
 		default:
 			if err := e.GH.Dispatch(ctx, set.Dispatch, pull.HeadRef, pull.Number); err != nil {
-				return refuse(command.Failed(fmt.Sprintf("the next round could not be dispatched (%s)", set.Dispatch)))
+				return refuse(command.Failed("the next round could not be dispatched: " + ghclient.Explain(err)))
 			}
 			cr.Dispatched = true
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
@@ -91,3 +92,33 @@ func TestEngineCommands(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestEngineRetryDispatchesTheNextRound(t *testing.T) {
+	t.Parallel()
+	for _, fail := range []bool{false, true} {
+		t.Run(map[bool]string{false: "dispatched", true: "dispatch refused"}[fail], func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.gh.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte("review:\n  dispatch: coverage.yml\n"))
+			w.gh.SetPermission(owner, repo, "lead", "write")
+			if fail {
+				w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Status: 422, Message: "Workflow does not have 'workflow_dispatch' trigger"})
+			}
+			w.run(t, evidence(t, "review"), round.Options{Comment: true}, 7)
+			res, err := w.engine(w.comment("lead", "/gc retry"), round.Options{ID: "review"}).Command(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := w.gh.Dispatches(owner, repo)
+			if fail {
+				if !res.Command.Refused || !strings.Contains(res.Command.Reply, "dispatch coverage.yml on feature/cart: validation failed: Workflow does not have") || len(ds) != 0 {
+					t.Errorf("refused %t, reply %q, %d dispatches; want a refusal that says why", res.Command.Refused, res.Command.Reply, len(ds))
+				}
+				return
+			}
+			if res.Command.Refused || !res.Command.Dispatched || len(ds) != 1 || ds[0].Ref != "feature/cart" || ds[0].Inputs["pr"] != "1" {
+				t.Errorf("refused %t, dispatched %t, dispatches %+v; want coverage.yml on feature/cart for #1", res.Command.Refused, res.Command.Dispatched, ds)
+			}
+		})
+	}
+}

@@ -123,7 +123,11 @@ func (l *Live) FindReport(ctx context.Context, pr int, loopID string) (publish.F
 	if err != nil {
 		return publish.Found{}, err
 	}
-	return publish.FindState(ctx, l.Client.Issues, l.Owner, l.Repo, pr, loopID, publish.Trust{Login: login, Key: l.StateKey})
+	found, err := publish.FindState(ctx, l.Client.Issues, l.Owner, l.Repo, pr, loopID, publish.Trust{Login: login, Key: l.StateKey})
+	if err != nil {
+		return publish.Found{}, ghclient.Explained(err)
+	}
+	return found, nil
 }
 
 // Snapshot implements GitHub.
@@ -168,7 +172,11 @@ func (l *Live) Check(ctx context.Context, spec check.Spec) (check.Result, error)
 
 // UpsertReport implements GitHub.
 func (l *Live) UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error) {
-	return publish.Upsert(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
+	c, err := publish.Upsert(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
+	if err != nil {
+		return nil, ghclient.Explained(err)
+	}
+	return c, nil
 }
 
 // Reply implements GitHub.
