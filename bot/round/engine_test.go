@@ -99,8 +99,27 @@ func mutations(reqs []string) int {
 // run runs one round of the world's PR on a pull_request event.
 func (w *world) run(t *testing.T, ev *decide.Evidence, o round.Options, runID int64) (*round.Result, []string) {
 	t.Helper()
+	return w.runIn(t, ev, o, runID, nil, nil)
+}
+
+// runIn runs a round whose workspace is the head with changes (a nil
+// value deletes the file), on the event's pull request pull (nil: the
+// world's).
+func (w *world) runIn(t *testing.T, ev *decide.Evidence, o round.Options, runID int64, changes map[string]*string, pull *round.Pull) (*round.Result, []string) {
+	t.Helper()
+	if pull == nil {
+		pull = w.pull()
+	}
 	ws := t.TempDir()
-	for name, data := range w.gh.TreeFiles(owner, repo, w.head) {
+	files := w.gh.TreeFiles(owner, repo, w.head)
+	for name, data := range changes {
+		if data == nil {
+			delete(files, name)
+			continue
+		}
+		files[name] = []byte(*data)
+	}
+	for name, data := range files {
 		p := filepath.Join(ws, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -110,7 +129,7 @@ func (w *world) run(t *testing.T, ev *decide.Evidence, o round.Options, runID in
 		}
 	}
 	from := len(w.gh.Requests())
-	e := w.engine(round.Event{Name: "pull_request", SHA: w.head, RunID: runID, RunAttempt: 1, Pull: w.pull()}, o)
+	e := w.engine(round.Event{Name: "pull_request", SHA: pull.HeadSHA, RunID: runID, RunAttempt: 1, Pull: pull}, o)
 	pull, err := e.Pull(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/config"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
 )
@@ -129,5 +130,93 @@ func TestEngineRefusesASupersededReRun(t *testing.T) {
 	}
 	if n := mutations(reqs); n != 0 {
 		t.Errorf("%d mutations by a superseded re-run: %v", n, reqs)
+	}
+}
+
+func TestEngineCutShortIsPartial(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.gh.Delay("POST /repos/{owner}/{repo}/check-runs", 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	e := w.engine(round.Event{Name: "pull_request", Pull: w.pull()}, round.Options{Comment: true, Check: true, Timeout: time.Minute})
+	res := &round.Result{}
+	if err := e.Run(ctx, round.Input{Pull: w.pull(), Evidence: evidence(t, "review")}, res); err != nil {
+		t.Fatal(err)
+	}
+	d := res.Decision
+	if d.Status != decide.StatusPartial || !strings.Contains(strings.Join(d.Notes, "\n"), "cut short by the 1m0s timeout") {
+		t.Errorf("status %s, notes %q; want partial, cut short", d.Status, d.Notes)
+	}
+	if len(w.gh.Comments(owner, repo, w.pr)) != 0 {
+		t.Errorf("a report comment was written after the deadline")
+	}
+}
+
+func TestEngineDryRunOfACommand(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	rec := &round.Recorder{}
+	ev := w.comment("lead", "/gc approve review")
+	ev.Owner, ev.Repo = owner, repo
+	from := len(w.gh.Requests())
+	e := &round.Engine{GH: rec, Event: &ev, Now: func() time.Time { return clock }}
+	res, err := e.Command(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "dry run: would check @lead's permission and run /gc approve on loop review") {
+		t.Errorf("notes %q", res.Notes)
+	}
+	if len(rec.Writes) != 1 || rec.Writes[0].Kind != "reaction" || len(w.gh.Requests()) != from {
+		t.Errorf("writes %+v, %d requests; want the reaction recorded and nothing sent", rec.Writes, len(w.gh.Requests())-from)
+	}
+}
+
+func TestEngineCapsTheIssuesOfARound(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	max := 1
+	res, _, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull()}, "review",
+		round.Options{Comment: true, Overrides: config.Overrides{MaxIssues: &max}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Issues) != 1 || !strings.Contains(strings.Join(res.Decision.Notes, "\n"), "max-issues 1: 2 more task(s) got no fix issue") {
+		t.Errorf("issues %v, notes %q; want one issue and the others listed", res.Issues, res.Decision.Notes)
+	}
+}
+
+func TestEngineDryRunOnAPullRequest(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for _, loop := range []string{"review", "coverage"} {
+		rec := &round.Recorder{}
+		ev := &round.Event{Name: "pull_request", Owner: owner, Repo: repo, Pull: w.pull(), SHA: w.head}
+		e := &round.Engine{GH: rec, Event: ev, Opts: round.Options{Comment: true, Check: true}, Now: func() time.Time { return clock }}
+		res := &round.Result{}
+		if err := e.Run(context.Background(), round.Input{Pull: w.pull(), Evidence: evidence(t, loop), Workspace: t.TempDir()}, res); err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, w := range rec.Writes {
+			kinds = append(kinds, w.Kind)
+		}
+		want := []string{"issues", "check", "comment"}
+		if loop == "coverage" {
+			want = []string{"check", "comment"}
+			if !strings.Contains(strings.Join(res.Decision.Notes, "\n"), "dry run: the workspace changes are judged against the PR head, which needs the API") {
+				t.Errorf("coverage dry run notes %q", res.Decision.Notes)
+			}
+		}
+		if diff := cmp.Diff(want, kinds); diff != "" {
+			t.Errorf("%s: recorded writes (-want +got):\n%s", loop, diff)
+		}
+	}
+	// Offline, the pull request of a workflow run is unknown.
+	run := &github.WorkflowRun{ID: github.Int64(5), HeadSHA: github.String(w.head)}
+	e := &round.Engine{GH: &round.Recorder{}, Event: &round.Event{Name: "workflow_run", Run: run}}
+	if p, err := e.Pull(context.Background()); p != nil || err != nil {
+		t.Errorf("offline workflow_run pull = %v, %v; want nil, nil", p, err)
 	}
 }
