@@ -122,3 +122,74 @@ func TestEngineRetryDispatchesTheNextRound(t *testing.T) {
 		})
 	}
 }
+
+func TestEngineCommandGuards(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body string
+		opts       round.Options
+		round      bool // run a round first
+		wantNote   string
+		wantReply  string
+	}{
+		{name: "a comment without a command", body: "looks good", opts: round.Options{ID: "review"}, wantNote: "no command run"},
+		{name: "a command for another loop", body: "/gc retry coverage", opts: round.Options{ID: "review"}, wantNote: "the command is for loop coverage; this workflow runs review"},
+		{name: "a loop without a report", body: "/gc approve", opts: round.Options{ID: "review"}, wantReply: "review"},
+		{name: "no loop named", body: "/gc approve", wantReply: "this workflow runs no fixed loop"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.gh.SetPermission(owner, repo, "lead", "admin")
+			res, err := w.engine(w.comment("lead", tt.body), tt.opts).Command(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantNote != "" && !strings.Contains(strings.Join(res.Notes, "\n"), tt.wantNote) {
+				t.Errorf("notes %q, want %q", res.Notes, tt.wantNote)
+			}
+			if tt.wantReply != "" && (res.Command == nil || !res.Command.Refused || !strings.Contains(res.Command.Reply, tt.wantReply)) {
+				t.Errorf("command %+v, want a refusal saying %q", res.Command, tt.wantReply)
+			}
+		})
+	}
+}
+
+func TestEngineRoundOfASettledLoop(t *testing.T) {
+	t.Parallel()
+	for _, verb := range []string{"approve", "abort"} {
+		t.Run(verb, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.gh.SetPermission(owner, repo, "lead", "write")
+			w.run(t, evidence(t, "review"), round.Options{Comment: true}, 7)
+			if _, err := w.engine(w.comment("lead", "/gc "+verb), round.Options{ID: "review"}).Command(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			// A new head after the loop was settled: judged, shown, no fix round.
+			w.head = w.gh.AddCommit(owner, repo, "feature/cart", w.gh.TreeFiles(owner, repo, w.head), w.head)
+			res, reqs := w.run(t, evidence(t, "review"), round.Options{Comment: true}, 8)
+			d := res.Decision
+			want := map[string]string{"approve": "CONVERGE (approved)", "abort": "ABORTED"}[verb]
+			if d.Verdict != want || len(d.Tasks) != 0 || len(res.Issues) != 0 {
+				t.Errorf("verdict %q, %d tasks, issues %v; want %q and no fix round", d.Verdict, len(d.Tasks), res.Issues, want)
+			}
+			for _, r := range reqs {
+				if r == "POST /repos/octo/shop/issues" {
+					t.Errorf("a settled loop opened an issue: %v", reqs)
+				}
+			}
+		})
+	}
+}
+
+func TestEngineAuditEscalatesWhenItsTasksCannotBeOpened(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues", Status: 403, Message: "Resource not accessible by integration"})
+	res, _ := w.run(t, evidence(t, "audit"), round.Options{Comment: true}, 7)
+	if d := res.Decision; d.Outcome != decide.Escalate || !strings.Contains(strings.Join(d.Reasons, "\n"), "the revision tasks could not be created") {
+		t.Errorf("outcome %s, reasons %q; want an escalation at once", d.Outcome, d.Reasons)
+	}
+}

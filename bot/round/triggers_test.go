@@ -220,3 +220,66 @@ func TestEngineDryRunOnAPullRequest(t *testing.T) {
 		t.Errorf("offline workflow_run pull = %v, %v; want nil, nil", p, err)
 	}
 }
+
+func TestEngineConfiguration(t *testing.T) {
+	t.Parallel()
+	t.Run("a configuration that does not parse stops the round", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		w.gh.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte("review:\n  max_round: 3\n"))
+		_, reqs, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull()}, "review", round.Options{Comment: true})
+		var pe *decide.ParseError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), `unknown key "max_round"`) {
+			t.Fatalf("err = %v, want the parse error", err)
+		}
+		if mutations(reqs) != 0 {
+			t.Errorf("mutations with a bad configuration: %v", reqs)
+		}
+	})
+	t.Run("a configuration GitHub cannot serve is a partial round", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		w.gh.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/contents/{path}", Status: 500, Message: "boom"})
+		res, reqs, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull()}, "review", round.Options{Comment: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Decision.Status != decide.StatusPartial || mutations(reqs) != 0 {
+			t.Errorf("status %s, requests %v; want partial, nothing written", res.Decision.Status, reqs)
+		}
+	})
+	t.Run("the configuration names the loop of an id", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		w.gh.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte("sec:\n  loop: review\n  max_rounds: 4\n"))
+		res, _, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull()}, "review", round.Options{ID: "sec", Comment: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := res.Decision; d.ID != "sec" || d.Loop != decide.Review || d.MaxRounds != 4 {
+			t.Errorf("id %s loop %s max %d; want sec, review, 4", d.ID, d.Loop, d.MaxRounds)
+		}
+	})
+}
+
+func TestEngineCheckRunFollowsTheRound(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	o := round.Options{Comment: true, Check: true}
+	if _, _, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull(), RunID: 1, RunAttempt: 1}, "review", o); err != nil {
+		t.Fatal(err)
+	}
+	if runs := w.gh.CheckRuns(owner, repo); len(runs) != 1 || runs[0].HeadSHA != w.head {
+		t.Fatalf("check runs %+v, want one on the head", runs)
+	}
+	// Without checks: write, a commit status stands in.
+	w2 := newWorld(t)
+	w2.gh.Forbid(bot, "checks")
+	res, _, err := w2.decideOn(t, round.Event{Name: "pull_request", Pull: w2.pull()}, "review", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := w2.gh.Statuses(owner, repo); len(st) != 1 || res.Check == nil {
+		t.Errorf("statuses %v; want the commit status standing in for the check run", st)
+	}
+}
