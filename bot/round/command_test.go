@@ -193,3 +193,35 @@ func TestEngineAuditEscalatesWhenItsTasksCannotBeOpened(t *testing.T) {
 		t.Errorf("outcome %s, reasons %q; want an escalation at once", d.Outcome, d.Reasons)
 	}
 }
+
+func TestEngineClosedPullRequestClosesTheFixIssues(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	first, _ := w.run(t, evidence(t, "review"), round.Options{Comment: true}, 7)
+	e := w.engine(round.Event{Name: "pull_request"}, round.Options{})
+	closed, err := e.Closed(context.Background(), w.pr, "review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(first.Issues, closed); diff != "" {
+		t.Errorf("closed (-opened +closed):\n%s", diff)
+	}
+	for _, is := range w.gh.Issues(owner, repo) {
+		if !is.IsPull && is.State != "closed" {
+			t.Errorf("issue #%d is %s", is.Number, is.State)
+		}
+	}
+	// Again: nothing open, nothing written.
+	from := len(w.gh.Requests())
+	if closed, err := e.Closed(context.Background(), w.pr, "review"); err != nil || len(closed) != 0 {
+		t.Errorf("second close: %v, %v", closed, err)
+	}
+	if n := mutations(w.since(from)); n != 0 {
+		t.Errorf("second close made %d mutations", n)
+	}
+	// A loop that never ran: one request.
+	from = len(w.gh.Requests())
+	if closed, err := e.Closed(context.Background(), w.pr, "coverage"); err != nil || closed != nil || len(w.since(from)) != 1 {
+		t.Errorf("unknown loop: %v, %v, %v", closed, err, w.since(from))
+	}
+}

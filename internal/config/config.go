@@ -60,6 +60,9 @@
 package config
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -126,6 +129,20 @@ func (f *File) Section(id string) *Section {
 		return nil
 	}
 	return f.Loops[id]
+}
+
+// Sections returns the file's sections in the order of their ids. It is
+// safe on a nil File.
+func (f *File) Sections() []*Section {
+	if f == nil {
+		return nil
+	}
+	out := make([]*Section, 0, len(f.Loops))
+	for _, s := range f.Loops {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *Section) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 // Apply layers the section's decision knobs over c: max_rounds, threshold,

@@ -1,0 +1,287 @@
+// Package delivery turns a webhook delivery of the GitHub App into the
+// round engine's calls (bot/round): a command for an issue_comment, a
+// server-side round for a completed workflow_run, the fix issues closed
+// for a closed pull request. It adds no judgment of its own; what it did
+// goes to the event log.
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/artifact"
+	"github.com/gcloop/gcloop/bot/event"
+	"github.com/gcloop/gcloop/bot/round"
+	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/config"
+	"github.com/google/go-github/v62/github"
+)
+
+// Clients hands out GitHub clients: one per App installation, or the
+// single-repository token's (installation 0).
+type Clients interface {
+	Client(ctx context.Context, installation int64) (*github.Client, error)
+}
+
+// Log is where the events of the deliveries go.
+type Log interface {
+	Append(ctx context.Context, e event.Event) (event.Event, error)
+}
+
+// Handler handles deliveries.
+type Handler struct {
+	Clients Clients
+	// Login is gcloop's identity on GitHub: the App's "<slug>[bot]", or the
+	// token's user.
+	Login string
+	// Token is the single-repository token, for the identity of its
+	// comments; "" with an App.
+	Token string
+	// Config is the configuration file's path ("" = .github/gcloop.yml).
+	Config string
+	// StateKey seals and checks the state, as the action's state-key.
+	StateKey string
+	// Plain downloads artifact blobs (never with the token).
+	Plain *http.Client
+	// Timeout bounds one delivery's work (default 5 minutes).
+	Timeout time.Duration
+	Log     Log
+	Now     func() time.Time
+}
+
+// ErrIgnored is a delivery the bot has nothing to do for.
+var ErrIgnored = errors.New("nothing to do")
+
+// Handle does the work of one delivery: name is the X-GitHub-Event
+// header, payload the JSON body.
+func (h *Handler) Handle(ctx context.Context, id, name string, payload []byte) error {
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ev, err := github.ParseWebHook(name, payload)
+	if err != nil {
+		return fmt.Errorf("delivery %s: %s payload: %w", id, name, err)
+	}
+	switch ev := ev.(type) {
+	case *github.IssueCommentEvent:
+		if ev.GetAction() != "created" || !ev.GetIssue().IsPullRequest() {
+			return ErrIgnored
+		}
+		return h.command(ctx, ev)
+	case *github.WorkflowRunEvent:
+		if ev.GetAction() != "completed" {
+			return ErrIgnored
+		}
+		return h.workflowRun(ctx, ev)
+	case *github.PullRequestEvent:
+		if ev.GetAction() != "closed" {
+			return ErrIgnored
+		}
+		return h.closed(ctx, ev)
+	}
+	return ErrIgnored
+}
+
+// engine is a round engine on repo for ev.
+func (h *Handler) engine(ctx context.Context, installation int64, repo *github.Repository, ev *round.Event, o round.Options) (*round.Engine, error) {
+	c, err := h.Clients.Client(ctx, installation)
+	if err != nil {
+		return nil, fmt.Errorf("client of installation %d: %w", installation, err)
+	}
+	ev.Owner, ev.Repo = repo.GetOwner().GetLogin(), repo.GetName()
+	ev.ServerURL = serverURL(repo)
+	if o.Config == "" {
+		o.Config = or(h.Config, ".github/gcloop.yml")
+	}
+	o.StateKey = h.StateKey
+	live := &round.Live{Client: c, Owner: ev.Owner, Repo: ev.Repo, Token: h.Token, BotLogin: h.Login, StateKey: []byte(h.StateKey)}
+	return &round.Engine{GH: live, Event: ev, Opts: o, Now: h.now}, nil
+}
+
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// command handles a /gc command; a command naming no loop goes to the only
+// loop the repository configures, if it configures exactly one.
+func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) error {
+	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), &round.Event{Name: "issue_comment", Comment: ev, Actor: ev.GetSender().GetLogin()}, round.Options{Check: true})
+	if err != nil {
+		return err
+	}
+	if file, err := e.GH.Config(ctx, "", e.Opts.Config); err == nil && file != nil && len(file.Sections()) == 1 {
+		e.Opts.ID = file.Sections()[0].ID
+	}
+	res, err := e.Command(ctx)
+	if err != nil {
+		h.emit(ctx, e, ev.GetIssue().GetNumber(), "", event.Error, map[string]any{"error": err.Error()})
+		return err
+	}
+	if c := res.Command; c != nil {
+		h.emit(ctx, e, ev.GetIssue().GetNumber(), c.Command.LoopID, event.Command, map[string]any{
+			"verb": c.Command.Verb, "by": c.Author, "refused": c.Refused, "dispatched": c.Dispatched})
+	}
+	return nil
+}
+
+// workflowRun runs a server-side round for every loop whose configuration
+// names the artifacts to read (bot.artifacts), on the run's pull request.
+func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) error {
+	run := ev.GetWorkflowRun()
+	base := &round.Event{Name: "workflow_run", Run: run, RunID: run.GetID(), RunAttempt: run.GetRunAttempt(), Actor: ev.GetSender().GetLogin()}
+	probe, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), base, round.Options{})
+	if err != nil {
+		return err
+	}
+	// The configuration of the default branch says which loops run here.
+	file, err := probe.GH.Config(ctx, "", probe.Opts.Config)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	ran := 0
+	for _, sec := range file.Sections() {
+		set, err := config.Resolve(sec.Loop, sec.ID, file, config.Overrides{})
+		if err != nil || len(set.BotArtifacts) == 0 {
+			continue
+		}
+		ran++
+		if err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); err != nil {
+			errs = append(errs, fmt.Errorf("loop %s: %w", sec.ID, err))
+		}
+	}
+	if ran == 0 {
+		return ErrIgnored
+	}
+	return errors.Join(errs...)
+}
+
+// round is one server-side round of loop id on the workflow run's pull
+// request, from the run's artifacts names.
+func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop decide.Loop, id string, names []string) error {
+	run := ev.GetWorkflowRun()
+	rev := &round.Event{Name: "workflow_run", Run: run, RunID: run.GetID(), RunAttempt: run.GetRunAttempt(), Actor: ev.GetSender().GetLogin(), SHA: run.GetHeadSHA()}
+	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), rev, round.Options{Loop: loop, ID: id, Comment: true, Check: true, Timeout: h.Timeout})
+	if err != nil {
+		return err
+	}
+	pull, err := e.Pull(ctx)
+	if errors.Is(err, round.ErrNoPull) {
+		return ErrIgnored
+	}
+	if err != nil {
+		return err
+	}
+	h.emit(ctx, e, pull.Number, id, event.Round, map[string]any{"run": run.GetID(), "sha": run.GetHeadSHA()})
+	c, err := h.Clients.Client(ctx, ev.GetInstallation().GetID())
+	if err != nil {
+		return err
+	}
+	read, err := artifact.Evidence(ctx, c.Actions, h.Plain, e.Event.Owner, e.Event.Repo, run.GetID(), names, loop, artifact.Limits{})
+	if err != nil {
+		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
+		return err
+	}
+	pieces := make([]*decide.Evidence, 0, len(read.Pieces))
+	for _, p := range read.Pieces {
+		pieces = append(pieces, p.Evidence)
+	}
+	evidence, err := decide.Merge(pieces...)
+	if err != nil {
+		return err
+	}
+	res := &round.Result{}
+	if err := e.Run(ctx, round.Input{Pull: pull, Evidence: evidence}, res); err != nil {
+		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
+		return err
+	}
+	d := res.Decision
+	h.emit(ctx, e, pull.Number, id, event.Decision, map[string]any{"round": d.Round, "max_rounds": d.MaxRounds,
+		"decision": d.Outcome, "verdict": d.Verdict, "status": d.Status, "title": round.CheckTitle(d)})
+	if res.CommentURL != "" {
+		h.emit(ctx, e, pull.Number, id, event.Comment, map[string]any{"url": res.CommentURL})
+	}
+	if len(res.Issues) > 0 {
+		h.emit(ctx, e, pull.Number, id, event.Issue, map[string]any{"issues": res.Issues})
+	}
+	if res.Commit != "" {
+		h.emit(ctx, e, pull.Number, id, event.Commit, map[string]any{"sha": res.Commit})
+	}
+	if res.Check != nil {
+		h.emit(ctx, e, pull.Number, id, event.Check, map[string]any{"conclusion": res.Check.Conclusion})
+	}
+	return nil
+}
+
+// closed closes the fix issues of every configured loop of a closed pull
+// request.
+func (h *Handler) closed(ctx context.Context, ev *github.PullRequestEvent) error {
+	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), &round.Event{Name: "pull_request", Actor: ev.GetSender().GetLogin()}, round.Options{})
+	if err != nil {
+		return err
+	}
+	file, err := e.GH.Config(ctx, "", e.Opts.Config)
+	if err != nil {
+		return err
+	}
+	ids := []string{}
+	for _, sec := range file.Sections() {
+		ids = append(ids, sec.ID)
+	}
+	if len(ids) == 0 {
+		for _, l := range decide.Loops {
+			ids = append(ids, string(l))
+		}
+	}
+	var errs []error
+	for _, id := range ids {
+		closed, err := e.Closed(ctx, ev.GetNumber(), id)
+		if len(closed) > 0 {
+			h.emit(ctx, e, ev.GetNumber(), id, event.Issue, map[string]any{"closed": closed})
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// emit appends an event; a log that fails loses the event, never the work.
+func (h *Handler) emit(ctx context.Context, e *round.Engine, pr int, loop, typ string, data map[string]any) {
+	if h.Log == nil {
+		return
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return
+	}
+	_, _ = h.Log.Append(ctx, event.Event{Type: typ, Repo: e.Event.Owner + "/" + e.Event.Repo, PR: pr, Loop: loop, Data: raw})
+}
+
+// serverURL is the web host of a repository: https://github.com, or a
+// GitHub Enterprise server's.
+func serverURL(repo *github.Repository) string {
+	if u := repo.GetHTMLURL(); u != "" {
+		if i := len(u) - len(repo.GetFullName()) - 1; i > 0 && u[i:] == "/"+repo.GetFullName() {
+			return u[:i]
+		}
+	}
+	return "https://github.com"
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,238 @@
+package delivery_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/delivery"
+	"github.com/gcloop/gcloop/bot/event"
+	"github.com/gcloop/gcloop/bot/ghfake"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v62/github"
+)
+
+const (
+	owner = "octo"
+	repo  = "shop"
+	token = "ghs_installationtoken"
+	bot   = "gcloop-app[bot]"
+)
+
+// clients is the fake's client for installation 42.
+type clients struct{ gh *ghfake.Server }
+
+func (c clients) Client(_ context.Context, installation int64) (*github.Client, error) {
+	if installation != 42 {
+		return nil, errors.New("unknown installation")
+	}
+	return c.gh.Client(token), nil
+}
+
+// memLog keeps the events appended.
+type memLog struct {
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func (l *memLog) Append(_ context.Context, e event.Event) (event.Event, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.ID = int64(len(l.events) + 1)
+	l.events = append(l.events, e)
+	return e, nil
+}
+
+func (l *memLog) types() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, e := range l.events {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+type world struct {
+	gh         *ghfake.Server
+	h          *delivery.Handler
+	log        *memLog
+	pr         int
+	head, base string
+}
+
+func newWorld(t *testing.T, config string) *world {
+	t.Helper()
+	gh := ghfake.New(t)
+	gh.AddRepo(owner, repo, 100, "main")
+	gh.AddToken(token, bot, true)
+	base := gh.AddCommit(owner, repo, "main", map[string][]byte{"README.md": []byte("# shop\n"), ".github/gcloop.yml": []byte(config)})
+	head := gh.AddCommit(owner, repo, "feature/cart", map[string][]byte{"README.md": []byte("# shop\n"), "cart.go": []byte("package cart\n")}, base)
+	pr := gh.AddPull(owner, repo, ghfake.PullSpec{Title: "Cart", User: "dev", HeadSHA: head, HeadRef: "feature/cart", BaseSHA: base})
+	gh.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte(config))
+	log := &memLog{}
+	h := &delivery.Handler{Clients: clients{gh}, Login: bot, Log: log, Timeout: time.Minute,
+		Plain: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()},
+		Now:   func() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) }}
+	return &world{gh: gh, h: h, log: log, pr: pr, head: head, base: base}
+}
+
+func (w *world) repoJSON() map[string]any {
+	return map[string]any{"id": 100, "name": repo, "full_name": owner + "/" + repo, "html_url": "https://github.com/" + owner + "/" + repo,
+		"owner": map[string]any{"login": owner}}
+}
+
+func payload(t *testing.T, v map[string]any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func zipOf(t *testing.T, files map[string][]byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for name, data := range files {
+		f, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// workflowRun is a completed workflow_run delivery of a run with the
+// review artifact.
+func (w *world) workflowRun(t *testing.T) []byte {
+	t.Helper()
+	review, err := os.ReadFile(filepath.Join("..", "..", "testdata", "examples", "review", "review-results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
+	w.gh.AddArtifact(owner, repo, runID, "review-results", zipOf(t, map[string][]byte{"review-results.json": review}))
+	return payload(t, map[string]any{"action": "completed", "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
+		"sender": map[string]any{"login": "dev"},
+		"workflow_run": map[string]any{"id": runID, "run_attempt": 1, "head_sha": w.head, "head_branch": "feature/cart", "status": "completed", "conclusion": "success",
+			"head_repository": map[string]any{"id": 100, "full_name": owner + "/" + repo},
+			"pull_requests": []any{map[string]any{"number": w.pr, "head": map[string]any{"sha": w.head, "ref": "feature/cart", "repo": map[string]any{"id": 100}}}}}})
+}
+
+func mutations(gh *ghfake.Server, from int) []string {
+	var out []string
+	for _, r := range gh.Requests()[from:] {
+		if r.Method != "GET" {
+			out = append(out, r.Method+" "+r.Path)
+		}
+	}
+	return out
+}
+
+func TestWorkflowRunRunsARoundFromTheArtifacts(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "review:\n  bot:\n    artifacts: [review-results]\n")
+	body := w.workflowRun(t)
+	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", body); err != nil {
+		t.Fatal(err)
+	}
+	comments := w.gh.Comments(owner, repo, w.pr)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, "gcloop review — FIX") || comments[0].Author != bot {
+		t.Fatalf("comments %+v, want the report by the App", comments)
+	}
+	if n := len(w.gh.CheckRuns(owner, repo)); n != 1 {
+		t.Errorf("%d check runs, want 1", n)
+	}
+	if diff := cmp.Diff([]string{event.Round, event.Decision, event.Comment, event.Issue, event.Check}, w.log.types()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	// The same delivery again (a redelivery): the same round, nothing written.
+	from := len(w.gh.Requests())
+	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", body); err != nil {
+		t.Fatal(err)
+	}
+	if m := mutations(w.gh, from); len(m) != 0 {
+		t.Errorf("a redelivery wrote %v", m)
+	}
+}
+
+func TestCommandsAndClosedPullRequests(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "review:\n  bot:\n    artifacts: [review-results]\n")
+	w.gh.SetPermission(owner, repo, "lead", "write")
+	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", w.workflowRun(t)); err != nil {
+		t.Fatal(err)
+	}
+	id := w.gh.AddComment(owner, repo, w.pr, "lead", "/gc abort")
+	comment := payload(t, map[string]any{"action": "created", "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
+		"sender":  map[string]any{"login": "lead"},
+		"issue":   map[string]any{"number": w.pr, "pull_request": map[string]any{"url": "https://api.github.com/repos/octo/shop/pulls/1"}},
+		"comment": map[string]any{"id": id, "body": "/gc abort", "user": map[string]any{"login": "lead", "type": "User"}}})
+	if err := w.h.Handle(context.Background(), "d-2", "issue_comment", comment); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.log.types(); got[len(got)-1] != event.Command {
+		t.Errorf("events %v, want a command last", got)
+	}
+	for _, is := range w.gh.Issues(owner, repo) {
+		if !is.IsPull && is.State != "closed" {
+			t.Errorf("issue #%d is %s after /gc abort (the only configured loop)", is.Number, is.State)
+		}
+	}
+	closed := payload(t, map[string]any{"action": "closed", "number": w.pr, "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
+		"pull_request": map[string]any{"number": w.pr, "state": "closed"}})
+	from := len(w.gh.Requests())
+	if err := w.h.Handle(context.Background(), "d-3", "pull_request", closed); err != nil {
+		t.Fatal(err)
+	}
+	if m := mutations(w.gh, from); len(m) != 0 {
+		t.Errorf("closing a PR whose issues are closed wrote %v", m)
+	}
+}
+
+func TestDeliveriesWithNothingToDo(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "review:\n  max_rounds: 3\n")
+	tests := []struct {
+		name, event string
+		body        map[string]any
+	}{
+		{"ping", "ping", map[string]any{"zen": "Keep it logically awesome.", "hook_id": 1}},
+		{"a run that is not completed", "workflow_run", map[string]any{"action": "requested", "workflow_run": map[string]any{"id": 1}}},
+		{"a comment on an issue", "issue_comment", map[string]any{"action": "created", "issue": map[string]any{"number": 9}, "comment": map[string]any{"body": "/gc retry"}}},
+		{"an edited comment", "issue_comment", map[string]any{"action": "edited", "issue": map[string]any{"number": 1, "pull_request": map[string]any{"url": "u"}}}},
+		{"a pull request opened", "pull_request", map[string]any{"action": "opened", "number": 1}},
+		{"a run of a repository whose loops read no artifacts", "workflow_run", map[string]any{"action": "completed", "installation": map[string]any{"id": 42},
+			"repository": w.repoJSON(), "workflow_run": map[string]any{"id": 5, "head_sha": w.head}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from := len(w.gh.Requests())
+			err := w.h.Handle(context.Background(), "d", tt.event, payload(t, tt.body))
+			if !errors.Is(err, delivery.ErrIgnored) {
+				t.Errorf("Handle = %v, want ErrIgnored", err)
+			}
+			if m := mutations(w.gh, from); len(m) != 0 {
+				t.Errorf("wrote %v", m)
+			}
+		})
+	}
+	if err := w.h.Handle(context.Background(), "d", "issue_comment", []byte("{")); err == nil || !strings.Contains(err.Error(), "issue_comment payload") {
+		t.Errorf("a broken payload: %v", err)
+	}
+}
