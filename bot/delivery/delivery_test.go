@@ -131,7 +131,7 @@ func (w *world) workflowRun(t *testing.T) []byte {
 		"sender": map[string]any{"login": "dev"},
 		"workflow_run": map[string]any{"id": runID, "run_attempt": 1, "head_sha": w.head, "head_branch": "feature/cart", "status": "completed", "conclusion": "success",
 			"head_repository": map[string]any{"id": 100, "full_name": owner + "/" + repo},
-			"pull_requests": []any{map[string]any{"number": w.pr, "head": map[string]any{"sha": w.head, "ref": "feature/cart", "repo": map[string]any{"id": 100}}}}}})
+			"pull_requests":   []any{map[string]any{"number": w.pr, "head": map[string]any{"sha": w.head, "ref": "feature/cart", "repo": map[string]any{"id": 100}}}}}})
 }
 
 func mutations(gh *ghfake.Server, from int) []string {
