@@ -71,7 +71,7 @@ func (h *Handler) Handle(ctx context.Context, id, name string, payload []byte) e
 	}
 	switch ev := ev.(type) {
 	case *github.IssueCommentEvent:
-		if ev.GetAction() != "created" || !ev.GetIssue().IsPullRequest() {
+		if ev.GetAction() != "created" || ev.GetIssue() == nil || !ev.GetIssue().IsPullRequest() {
 			return ErrIgnored
 		}
 		return h.command(ctx, ev)

@@ -33,7 +33,7 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 	ev := command.Event{
 		Action: c.GetAction(), CommentID: c.GetComment().GetID(), Body: c.GetComment().GetBody(),
 		Author: c.GetComment().GetUser().GetLogin(), AuthorType: c.GetComment().GetUser().GetType(),
-		IsPR: c.GetIssue().IsPullRequest(), Owner: e.Event.Owner, Repo: e.Event.Repo, Number: c.GetIssue().GetNumber(),
+		IsPR: c.GetIssue() != nil && c.GetIssue().IsPullRequest(), Owner: e.Event.Owner, Repo: e.Event.Repo, Number: c.GetIssue().GetNumber(),
 	}
 	res := &Result{}
 	cmd, why, ok := command.Filter(ev)

@@ -225,3 +225,14 @@ func TestEngineClosedPullRequestClosesTheFixIssues(t *testing.T) {
 		t.Errorf("unknown loop: %v, %v, %v", closed, err, w.since(from))
 	}
 }
+
+func TestEngineCommandOfACommentWithoutItsIssue(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ev := w.comment("lead", "/gc retry")
+	ev.Comment.Issue = nil // "issue": null in the payload
+	res, err := w.engine(ev, round.Options{ID: "review"}).Command(context.Background())
+	if err != nil || res.Command != nil {
+		t.Errorf("Command = %+v, %v; want no command run", res, err)
+	}
+}
