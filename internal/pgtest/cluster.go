@@ -234,10 +234,14 @@ func credential(name string) (*syscall.Credential, error) {
 	return nil, fmt.Errorf("running as root, which PostgreSQL refuses, and no user %v to run it as", names)
 }
 
-// tempDir makes the cluster's directory, owned by the server's user.
+// tempDir makes the cluster's directory, owned by the server's user: in
+// memory (/dev/shm) when the machine has it, as the cluster holds nothing
+// worth a disk write, else in the temporary directory.
 func tempDir(cred *syscall.Credential) (string, error) {
 	base := os.TempDir()
-	if cred != nil {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && fi.Mode().Perm()&0o777 == 0o777 {
+		base = "/dev/shm"
+	} else if cred != nil {
 		// The server's user must reach it.
 		if fi, err := os.Stat(base); err != nil || fi.Mode().Perm()&0o001 == 0 {
 			base = "/tmp"
