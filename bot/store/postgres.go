@@ -51,11 +51,13 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Postgres, err
 		pool.Close()
 		return nil, fmt.Errorf("store: migrate %s: %w", describe(cfg.ConnConfig), err)
 	}
+	listen := cfg.ConnConfig.Copy()
+	listen.RuntimeParams["application_name"] = ListenerName
 	lctx, stop := context.WithCancel(context.Background())
 	p := &Postgres{
 		opts:       opts,
 		pool:       pool,
-		listen:     cfg.ConnConfig.Copy(),
+		listen:     listen,
 		hub:        newHub(opts.Buffer),
 		stop:       stop,
 		listenDone: make(chan struct{}),
@@ -64,6 +66,10 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Postgres, err
 	go p.listenLoop(lctx)
 	return p, nil
 }
+
+// ListenerName is the application_name of a store's listening connection,
+// as pg_stat_activity shows it.
+const ListenerName = "gcloop store listener"
 
 // describe names a database without its password.
 func describe(c *pgx.ConnConfig) string {
