@@ -33,16 +33,17 @@ func TestOversizeBodiesAreRefusedWithoutReadingThem(t *testing.T) {
 		name    string
 		size    int64
 		chunked bool
+		max     int64 // the receiver's MaxBody, 0 for the default
 		maxRead int64 // the most the client may have sent
 	}{
-		{"a length over 25 MB is refused before reading", webhook.MaxBody + 1, false, 8 << 20},
-		{"a chunked body is cut at 25 MB", 200 << 20, true, webhook.MaxBody + 16<<20},
+		{"a length over 25 MB is refused before reading", webhook.MaxBody + 1, false, 0, 8 << 20},
+		{"a chunked body is cut at the cap", 100 << 20, true, 1 << 20, 1<<20 + 16<<20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fs := newFakeStore()
-			srv := receiver(t, fs, webhook.ReceiverOptions{})
+			srv := receiver(t, fs, webhook.ReceiverOptions{MaxBody: tt.max})
 			var taken atomic.Int64
 			var body io.Reader = &zeros{left: tt.size, taken: &taken}
 			if tt.chunked {
