@@ -369,7 +369,7 @@ func (p *Pool) finished(d store.Delivery, worker, result string, err error, elap
 	if p.o.Observe != nil {
 		p.o.Observe(d.Event, result, elapsed)
 	}
-	rt, _ := routeOf(d.Event, d.Payload)
+	rt := routeOfKey(d)
 	data, _ := json.Marshal(map[string]any{"delivery": d.ID, "event": d.Event, "result": result, "attempt": d.Attempts, "elapsed_ms": elapsed.Milliseconds()})
 	p.append(event.Event{Type: event.Delivery, Repo: rt.Repo, PR: rt.PR, Data: data})
 	if result == store.Failed {
@@ -456,4 +456,19 @@ func or(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// routeOfKey is the repository and pull request of a delivery, from its
+// key when it has one ("owner/name#pr", "owner/name@sha"), else from its
+// payload.
+func routeOfKey(d store.Delivery) route {
+	if i := strings.LastIndexAny(d.Key, "#@"); i > 0 {
+		r := route{Key: d.Key, Repo: d.Key[:i]}
+		if d.Key[i] == '#' {
+			r.PR, _ = strconv.Atoi(d.Key[i+1:])
+		}
+		return r
+	}
+	r, _ := routeOf(d.Event, d.Payload)
+	return r
 }

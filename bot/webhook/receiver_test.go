@@ -164,7 +164,7 @@ func TestReceiverStoresTheRoute(t *testing.T) {
 		{"a comment on an issue", "issue_comment", patched(t, "issue_comment.created.json", map[string]any{"issue.pull_request": deleted, "issue.number": 9}), "", 42, "octo/shop", 0},
 		{"a comment on an issue whose pull_request is null", "issue_comment", patched(t, "issue_comment.created.json", map[string]any{"issue.pull_request": nil}), "", 42, "octo/shop", 0},
 		{"a closed pull request", "pull_request", patched(t, "pull_request.closed.json", map[string]any{"number": 12, "pull_request.number": 12}), "octo/shop#12", 42, "octo/shop", 12},
-		{"a pull request named in mixed case", "pull_request", patched(t, "pull_request.closed.json", map[string]any{"repository.full_name": "Octo/Shop"}), "octo/shop#1", 42, "Octo/Shop", 1},
+		{"a repository named in mixed case keeps it", "pull_request", patched(t, "pull_request.closed.json", map[string]any{"repository.full_name": "Octo/Shop"}), "Octo/Shop#1", 42, "Octo/Shop", 1},
 		{"a workflow run of a pull request", "workflow_run", fixture(t, "workflow_run.completed.json"), "octo/shop#1", 42, "octo/shop", 1},
 		{"a workflow run of no pull request", "workflow_run", patched(t, "workflow_run.completed.json", map[string]any{"workflow_run.pull_requests": []any{}}),
 			"octo/shop@3f1c0a9e5b7d2c4e6a8b0d1f3e5c7a9b1d3f5e7a", 42, "octo/shop", 0},
