@@ -62,6 +62,13 @@ func (c *manualClock) running(d time.Duration) int {
 	return n
 }
 
+// Advance moves the clock by d without ticking.
+func (c *manualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
 // Tick waits until n tickers of period d run, advances the clock by d and
 // ticks them.
 func (c *manualClock) Tick(t *testing.T, d time.Duration, n int) {

@@ -43,7 +43,7 @@ func (c installations) Client(_ context.Context, installation int64) (*github.Cl
 // the store, the workers and the delivery handler against the fake GitHub.
 type bot struct {
 	gh   *ghfake.Server
-	fs   *fakeStore
+	fs   *testStore
 	srv  *httptest.Server
 	pr   int
 	head string
@@ -62,7 +62,7 @@ func newBot(t *testing.T) *bot {
 	gh.SetPermission(owner, repoName, "lead", "write")
 	gh.SetPermission(owner, repoName, "visitor", "read")
 
-	fs := newFakeStore()
+	fs := newTestStore(nil)
 	h := &delivery.Handler{Clients: installations{gh}, Login: appLogin, Log: fs, Timeout: time.Minute,
 		Plain: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()},
 		Now:   func() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) }}

@@ -2,7 +2,7 @@ package webhook_test
 
 import (
 	"context"
-	"sort"
+	"errors"
 	"sync"
 	"time"
 
@@ -10,182 +10,146 @@ import (
 	"github.com/gcloop/gcloop/bot/store"
 )
 
-// fakeStore is the part of store.Store the receiver and the workers use,
-// in memory, with the store's semantics of claims (one claim per key at a
-// time, in the order added; leases; MaxAttempts) and errors to inject.
-type fakeStore struct {
+// testStore is the bot's in-memory store with a record of the calls that
+// reached it, what they did, and errors to inject.
+type testStore struct {
+	*store.Memory
+
 	mu     sync.Mutex
-	now    func() time.Time
-	order  []string
-	all    map[string]*entry
-	events []event.Event
-
-	addErr, claimErr, extendErr, appendErr error
-	calls                                  map[string]int
+	errs   map[string]error          // by method
+	calls  map[string]int            // by method
+	added  map[string]store.Delivery // as the receiver added them
+	states map[string]string         // "pending", "claimed" or the outcome
 }
 
-type entry struct {
-	d       store.Delivery
-	state   string // "pending", "claimed" or an outcome
-	worker  string
-	expires time.Time
+// newTestStore is a store on the clock now (nil: the wall clock).
+func newTestStore(now func() time.Time) *testStore {
+	return &testStore{Memory: store.NewMemory(store.Options{Now: now}), errs: map[string]error{}, calls: map[string]int{},
+		added: map[string]store.Delivery{}, states: map[string]string{}}
 }
 
-func newFakeStore() *fakeStore {
-	return &fakeStore{now: time.Now, all: map[string]*entry{}, calls: map[string]int{}}
+// fail makes method fail with err from now on; nil heals it.
+func (s *testStore) fail(method string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.errs[method] = err
 }
 
-func (s *fakeStore) count(method string) int {
+// call counts a call of method and returns its injected error.
+func (s *testStore) call(method string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[method]++
+	return s.errs[method]
+}
+
+func (s *testStore) count(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[method]
 }
 
-func (s *fakeStore) Add(_ context.Context, d store.Delivery) (bool, error) {
+func (s *testStore) set(id, state string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.calls["Add"]++
-	if s.addErr != nil {
-		return false, s.addErr
-	}
-	if _, ok := s.all[d.ID]; ok {
-		return false, nil
-	}
-	d.Payload = append([]byte(nil), d.Payload...)
-	s.all[d.ID] = &entry{d: d, state: "pending"}
-	s.order = append(s.order, d.ID)
-	return true, nil
+	s.states[id] = state
 }
 
-func (s *fakeStore) Claim(_ context.Context, worker string, lease time.Duration) (store.Delivery, bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls["Claim"]++
-	if s.claimErr != nil {
-		return store.Delivery{}, false, s.claimErr
+func (s *testStore) Add(ctx context.Context, d store.Delivery) (bool, error) {
+	if err := s.call("Add"); err != nil {
+		return false, err
 	}
-	now := s.now()
-	held := map[string]bool{}
-	for _, id := range s.order {
-		e := s.all[id]
-		if e.state == "claimed" && now.After(e.expires) {
-			e.state = "pending"
-		}
-		if e.state == "claimed" && e.d.Key != "" {
-			held[e.d.Key] = true
-		}
+	ok, err := s.Memory.Add(ctx, d)
+	if ok {
+		s.mu.Lock()
+		s.added[d.ID] = d
+		s.states[d.ID] = "pending"
+		s.mu.Unlock()
 	}
-	for _, id := range s.order {
-		e := s.all[id]
-		if e.state != "pending" {
-			continue
-		}
-		if e.d.Key != "" && held[e.d.Key] {
-			continue
-		}
-		if e.d.Attempts >= store.MaxAttempts {
-			e.state = store.Failed
-			continue
-		}
-		e.d.Attempts++
-		e.state, e.worker, e.expires = "claimed", worker, now.Add(lease)
-		return e.d, true, nil
-	}
-	return store.Delivery{}, false, nil
+	return ok, err
 }
 
-func (s *fakeStore) mine(id, worker string) (*entry, error) {
-	e, ok := s.all[id]
-	if !ok || e.state != "claimed" || e.worker != worker || s.now().After(e.expires) {
-		return nil, store.ErrLost
+func (s *testStore) Claim(ctx context.Context, worker string, lease time.Duration) (store.Delivery, bool, error) {
+	if err := s.call("Claim"); err != nil {
+		return store.Delivery{}, false, err
 	}
-	return e, nil
+	d, ok, err := s.Memory.Claim(ctx, worker, lease)
+	if ok {
+		s.set(d.ID, "claimed")
+	}
+	return d, ok, err
 }
 
-func (s *fakeStore) Extend(_ context.Context, id, worker string, lease time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls["Extend"]++
-	if s.extendErr != nil {
-		return s.extendErr
-	}
-	e, err := s.mine(id, worker)
-	if err != nil {
+func (s *testStore) Extend(ctx context.Context, id, worker string, lease time.Duration) error {
+	if err := s.call("Extend"); err != nil {
 		return err
 	}
-	e.expires = s.now().Add(lease)
-	return nil
+	return s.Memory.Extend(ctx, id, worker, lease)
 }
 
-func (s *fakeStore) Finish(_ context.Context, id, worker, outcome string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls["Finish"]++
-	e, err := s.mine(id, worker)
-	if err != nil {
+func (s *testStore) Finish(ctx context.Context, id, worker, outcome string) error {
+	if err := s.call("Finish"); err != nil {
 		return err
 	}
-	e.state = outcome
-	return nil
+	err := s.Memory.Finish(ctx, id, worker, outcome)
+	if err == nil {
+		s.set(id, outcome)
+	}
+	return err
 }
 
-func (s *fakeStore) Release(_ context.Context, id, worker string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls["Release"]++
-	e, err := s.mine(id, worker)
-	if err != nil {
+func (s *testStore) Release(ctx context.Context, id, worker string) error {
+	if err := s.call("Release"); err != nil {
 		return err
 	}
-	e.state = "pending"
-	e.d.Attempts--
-	return nil
-}
-
-func (s *fakeStore) Append(_ context.Context, e event.Event) (event.Event, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.appendErr != nil {
-		return e, s.appendErr
+	err := s.Memory.Release(ctx, id, worker)
+	if err == nil {
+		s.set(id, "pending")
 	}
-	e.ID = int64(len(s.events) + 1)
-	e.Time = s.now()
-	s.events = append(s.events, e)
-	return e, nil
+	return err
 }
 
-// states is each delivery's state, by id.
-func (s *fakeStore) states() map[string]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]string{}
-	for id, e := range s.all {
-		out[id] = e.state
+func (s *testStore) Append(ctx context.Context, e event.Event) (event.Event, error) {
+	if err := s.call("Append"); err != nil {
+		return e, err
 	}
-	return out
+	return s.Memory.Append(ctx, e)
 }
 
-// delivery is the stored delivery id.
-func (s *fakeStore) delivery(id string) (store.Delivery, bool) {
+// state is delivery id's state as the calls left it: "" for one never
+// added.
+func (s *testStore) state(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.all[id]
-	if !ok {
-		return store.Delivery{}, false
+	return s.states[id]
+}
+
+// delivery is delivery id as the receiver added it.
+func (s *testStore) delivery(id string) (store.Delivery, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.added[id]
+	return d, ok
+}
+
+// queued is the number of deliveries added.
+func (s *testStore) queued() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.added)
+}
+
+// eventsOf is the log's events of type typ, in order.
+func (s *testStore) eventsOf(typ string) []event.Event {
+	all, err := s.Memory.Since(context.Background(), 0, store.Retained)
+	if err != nil {
+		panic(errors.New("the log: " + err.Error()))
 	}
-	return e.d, true
-}
-
-// eventsOf is the log's events of type typ.
-func (s *fakeStore) eventsOf(typ string) []event.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []event.Event
-	for _, e := range s.events {
+	for _, e := range all {
 		if e.Type == typ {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }

@@ -31,9 +31,9 @@ func FuzzReceiver(f *testing.F) {
 	f.Add("GET", "", "", "", uint8(2), []byte(nil), false)
 	f.Add("POST", "issue_comment", "d-1", "application/x-www-form-urlencoded", uint8(0), []byte("payload=%zz"), false)
 	f.Fuzz(func(t *testing.T, method, ev, id, ct string, sigMode uint8, body []byte, storeFails bool) {
-		fs := newFakeStore()
+		fs := newTestStore(nil)
 		if storeFails {
-			fs.addErr = errors.New("database down")
+			fs.fail("Add", errors.New("database down"))
 		}
 		rc, err := webhook.NewReceiver(secret, fs, webhook.ReceiverOptions{Logger: quiet, MaxBody: 64 << 10})
 		if err != nil {

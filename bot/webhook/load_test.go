@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/delivery"
+	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
 )
 
@@ -31,7 +32,7 @@ var loadStores = []struct {
 	name string
 	open func(tb testing.TB) loadStore
 }{
-	{"memory", func(testing.TB) loadStore { return newFakeStore() }},
+	{"memory", func(testing.TB) loadStore { return store.NewMemory(store.Options{}) }},
 }
 
 // BenchmarkReceive is the receiver's own cost of one ~11 KB issue_comment
@@ -39,8 +40,7 @@ var loadStores = []struct {
 func BenchmarkReceive(b *testing.B) {
 	body := fixture(b, "issue_comment.created.json")
 	sig := webhook.Sign(secret, body)
-	fs := newFakeStore()
-	rc, err := webhook.NewReceiver(secret, fs, webhook.ReceiverOptions{Logger: quiet})
+	rc, err := webhook.NewReceiver(secret, store.NewMemory(store.Options{}), webhook.ReceiverOptions{Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,7 +27,7 @@ const lease = 60 * time.Second
 
 // startPool starts a pool over fs with the manual clock; it is shut down
 // when the test ends.
-func startPool(t *testing.T, fs *fakeStore, h webhook.Handler, clock *manualClock, o webhook.PoolOptions) *webhook.Pool {
+func startPool(t *testing.T, fs *testStore, h webhook.Handler, clock *manualClock, o webhook.PoolOptions) *webhook.Pool {
 	t.Helper()
 	o.Clock, o.Logger, o.Lease, o.Name = clock, quiet, lease, "test"
 	p, err := webhook.NewPool(fs, h, o)
@@ -43,7 +43,7 @@ func startPool(t *testing.T, fs *fakeStore, h webhook.Handler, clock *manualCloc
 	return p
 }
 
-func add(t *testing.T, fs *fakeStore, id, key string) {
+func add(t *testing.T, fs *testStore, id, key string) {
 	t.Helper()
 	if ok, err := fs.Add(context.Background(), store.Delivery{ID: id, Event: "issue_comment", Key: key,
 		Payload: []byte(`{"repository":{"full_name":"octo/shop"},"issue":{"number":1,"pull_request":{}}}`)}); !ok || err != nil {
@@ -52,13 +52,13 @@ func add(t *testing.T, fs *fakeStore, id, key string) {
 }
 
 // settled waits until delivery id is finished (not pending nor claimed).
-func settled(t *testing.T, fs *fakeStore, id string) string {
+func settled(t *testing.T, fs *testStore, id string) string {
 	t.Helper()
 	eventually(t, func() bool {
-		s := fs.states()[id]
+		s := fs.state(id)
 		return s != "pending" && s != "claimed"
 	}, "delivery %s to be finished", id)
-	return fs.states()[id]
+	return fs.state(id)
 }
 
 func TestPoolFinishesEachDeliveryWithItsOutcome(t *testing.T) {
@@ -79,7 +79,7 @@ func TestPoolFinishesEachDeliveryWithItsOutcome(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fs := newFakeStore()
+			fs := newTestStore(nil)
 			var mu sync.Mutex
 			var observed []string
 			h := handlerFunc(func(ctx context.Context, id, ev string, payload []byte) error {
@@ -121,7 +121,7 @@ func TestPoolFinishesEachDeliveryWithItsOutcome(t *testing.T) {
 
 func TestPoolRunsOnePullRequestAtATimeAndOthersMeanwhile(t *testing.T) {
 	t.Parallel()
-	fs := newFakeStore()
+	fs := newTestStore(nil)
 	var (
 		mu      sync.Mutex
 		running = map[string]int{}
@@ -153,7 +153,7 @@ func TestPoolRunsOnePullRequestAtATimeAndOthersMeanwhile(t *testing.T) {
 	// b-1 and c-1 finish while a-1 blocks; a-2 waits for a-1.
 	settled(t, fs, "b-1")
 	settled(t, fs, "c-1")
-	if s := fs.states()["a-2"]; s != "pending" {
+	if s := fs.state("a-2"); s != "pending" {
 		t.Fatalf("a-2 is %s while a-1 runs on the same pull request", s)
 	}
 	close(unblock)
@@ -182,20 +182,22 @@ func TestHeartbeatRenewsTheLeaseAndALostLeaseCancelsTheWork(t *testing.T) {
 	tests := []struct {
 		name      string
 		extendErr error
+		stall     time.Duration // the clock jumps before the first beat
 		ticks     int
 		canceled  bool
 	}{
-		{"the lease is renewed while the work runs", nil, 5, false},
-		{"the store says the claim is lost", store.ErrLost, 1, true},
-		{"the store is unreachable for less than a lease", errors.New("connection refused"), 2, false},
-		{"the store is unreachable for a whole lease", errors.New("connection refused"), 3, true},
+		{"the lease is renewed while the work runs, past the first lease", nil, 0, 5, false},
+		{"a heartbeat that stalled past the lease finds the claim lost", nil, lease, 1, true},
+		{"the store says the claim is lost", store.ErrLost, 0, 1, true},
+		{"the store is unreachable for less than a lease", errors.New("connection refused"), 0, 2, false},
+		{"the store is unreachable for a whole lease", errors.New("connection refused"), 0, 3, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fs := newFakeStore()
-			fs.extendErr = tt.extendErr
 			clock := newManualClock()
+			fs := newTestStore(clock.Now)
+			fs.fail("Extend", tt.extendErr)
 			finish := make(chan struct{})
 			cause := make(chan error, 1)
 			h := handlerFunc(func(ctx context.Context, id, ev string, payload []byte) error {
@@ -211,13 +213,18 @@ func TestHeartbeatRenewsTheLeaseAndALostLeaseCancelsTheWork(t *testing.T) {
 			p := startPool(t, fs, h, clock, webhook.PoolOptions{Workers: 1})
 			add(t, fs, "d-1", "octo/shop#1")
 			p.Wake()
-			eventually(t, func() bool { return fs.states()["d-1"] == "claimed" }, "the claim")
+			eventually(t, func() bool { return fs.state("d-1") == "claimed" }, "the claim")
+			clock.Advance(tt.stall)
 			for i := range tt.ticks {
 				clock.Tick(t, lease/3, 1)
 				eventually(t, func() bool { return fs.count("Extend") == i+1 }, "Extend #%d", i+1)
 			}
 			if !tt.canceled {
 				close(finish)
+			} else {
+				// The delivery is pending again and claimed again: let
+				// that run finish.
+				defer close(finish)
 			}
 			got := <-cause
 			if tt.canceled != errors.Is(got, store.ErrLost) {
@@ -231,7 +238,7 @@ func TestHeartbeatRenewsTheLeaseAndALostLeaseCancelsTheWork(t *testing.T) {
 				if d := fs.eventsOf(event.Delivery)[0].Data; !strings.Contains(string(d), `"result":"lost"`) {
 					t.Errorf("event %s, want lost", d)
 				}
-			} else if s := fs.states()["d-1"]; s != store.Done {
+			} else if s := fs.state("d-1"); s != store.Done {
 				t.Errorf("state %s, want done", s)
 			}
 		})
@@ -240,19 +247,15 @@ func TestHeartbeatRenewsTheLeaseAndALostLeaseCancelsTheWork(t *testing.T) {
 
 func TestPollFindsWorkQueuedElsewhere(t *testing.T) {
 	t.Parallel()
-	fs := newFakeStore()
+	fs := newTestStore(nil)
 	clock := newManualClock()
 	done := make(chan string, 1)
 	startPool(t, fs, handlerFunc(func(ctx context.Context, id, ev string, payload []byte) error { done <- id; return nil }), clock, webhook.PoolOptions{Workers: 2})
 	// The store fails at first: the claim is tried again at the next poll.
-	fs.mu.Lock()
-	fs.claimErr = errors.New("connection reset")
-	fs.mu.Unlock()
+	fs.fail("Claim", errors.New("connection reset"))
 	clock.Tick(t, time.Second, 1)
 	eventually(t, func() bool { return fs.count("Claim") >= 1 }, "a claim")
-	fs.mu.Lock()
-	fs.claimErr = nil
-	fs.mu.Unlock()
+	fs.fail("Claim", nil)
 	add(t, fs, "d-other-replica", "octo/shop#3") // no Wake: another replica queued it
 	clock.Tick(t, time.Second, 1)
 	if id := <-done; id != "d-other-replica" {
@@ -277,7 +280,7 @@ func TestShutdown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fs := newFakeStore()
+			fs := newTestStore(nil)
 			clock := newManualClock()
 			started := make(chan struct{})
 			finish := make(chan struct{})
@@ -317,11 +320,8 @@ func TestShutdown(t *testing.T) {
 			if (err != nil) != tt.wantErr || (err != nil && !strings.Contains(err.Error(), "handed 1 unfinished deliveries back")) {
 				t.Errorf("Shutdown = %v, want an error %v", err, tt.wantErr)
 			}
-			if s := fs.states()["d-1"]; s != tt.wantState {
+			if s := fs.state("d-1"); s != tt.wantState {
 				t.Errorf("state %s, want %s", s, tt.wantState)
-			}
-			if d, _ := fs.delivery("d-1"); tt.wantState == "pending" && d.Attempts != 0 {
-				t.Errorf("a handed-back delivery counts %d attempts", d.Attempts)
 			}
 			if !tt.finishes && !tt.honorsCtx {
 				close(finish)
@@ -331,12 +331,19 @@ func TestShutdown(t *testing.T) {
 			if d := fs.eventsOf(event.Delivery)[0].Data; !strings.Contains(string(d), `"result":"`+tt.wantResult+`"`) {
 				t.Errorf("event %s, want %s", d, tt.wantResult)
 			}
+			if tt.wantState == "pending" {
+				// Another replica takes it up; the hand-back cost it no attempt.
+				d, ok, err := fs.Memory.Claim(context.Background(), "other-replica", lease)
+				if !ok || err != nil || d.ID != "d-1" || d.Attempts != 1 {
+					t.Errorf("claim after the hand-back: %+v %v %v, want d-1 at its first attempt", d, ok, err)
+				}
+			}
 			// A stopped pool claims nothing more.
 			claims := fs.count("Claim")
 			add(t, fs, "d-2", "octo/shop#2")
 			p.Wake()
 			clock.Tick(t, 5*time.Second, 0)
-			if fs.count("Claim") != claims || fs.states()["d-2"] != "pending" {
+			if fs.count("Claim") != claims || fs.state("d-2") != "pending" {
 				t.Error("a stopped pool claimed a delivery")
 			}
 		})

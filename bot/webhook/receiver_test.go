@@ -18,7 +18,7 @@ import (
 )
 
 // receiver serves a receiver over fs on a loopback server.
-func receiver(t *testing.T, fs *fakeStore, o webhook.ReceiverOptions) *httptest.Server {
+func receiver(t *testing.T, fs *testStore, o webhook.ReceiverOptions) *httptest.Server {
 	t.Helper()
 	if o.Logger == nil {
 		o.Logger = quiet
@@ -90,8 +90,8 @@ func TestReceiverAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fs := newFakeStore()
-			fs.addErr = tt.storeErr
+			fs := newTestStore(nil)
+			fs.fail("Add", tt.storeErr)
 			var (
 				mu       sync.Mutex
 				observed []string
@@ -175,7 +175,7 @@ func TestReceiverStoresTheRoute(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fs := newFakeStore()
+			fs := newTestStore(nil)
 			srv := receiver(t, fs, webhook.ReceiverOptions{Now: func() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) }})
 			if status, body := do(t, srv.Client(), request(t, srv.URL, tt.event, "d-7", tt.body)); status != 202 {
 				t.Fatalf("%d %s", status, body)
@@ -195,7 +195,7 @@ func TestReceiverStoresTheRoute(t *testing.T) {
 
 func TestReplayedDeliveryHasOneEffect(t *testing.T) {
 	t.Parallel()
-	fs := newFakeStore()
+	fs := newTestStore(nil)
 	srv := receiver(t, fs, webhook.ReceiverOptions{})
 	body := fixture(t, "issue_comment.created.json")
 	const n = 16
@@ -221,7 +221,7 @@ func TestReplayedDeliveryHasOneEffect(t *testing.T) {
 	if diff := cmp.Diff(want, count); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
 	}
-	if got := len(fs.states()); got != 1 {
+	if got := fs.queued(); got != 1 {
 		t.Errorf("%d deliveries queued, want 1", got)
 	}
 	if got := len(fs.eventsOf(event.Delivery)); got != 1 {
@@ -231,7 +231,7 @@ func TestReplayedDeliveryHasOneEffect(t *testing.T) {
 
 func TestNewReceiverRefusesAnEmptySecret(t *testing.T) {
 	t.Parallel()
-	if _, err := webhook.NewReceiver(nil, newFakeStore(), webhook.ReceiverOptions{}); err == nil || !strings.Contains(err.Error(), "secret") {
+	if _, err := webhook.NewReceiver(nil, newTestStore(nil), webhook.ReceiverOptions{}); err == nil || !strings.Contains(err.Error(), "secret") {
 		t.Errorf("NewReceiver without a secret: %v", err)
 	}
 }

@@ -42,7 +42,7 @@ func TestOversizeBodiesAreRefusedWithoutReadingThem(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fs := newFakeStore()
+			fs := newTestStore(nil)
 			srv := receiver(t, fs, webhook.ReceiverOptions{MaxBody: tt.max})
 			var taken atomic.Int64
 			var body io.Reader = &zeros{left: tt.size, taken: &taken}
