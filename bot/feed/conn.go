@@ -44,8 +44,8 @@ func (h *Hub) newConn(ws *websocket.Conn, since int64, repo string, filter Filte
 	}
 }
 
-// pongWait is how long a connection may stay silent: two ping intervals.
-func (c *conn) pongWait() time.Duration { return c.hub.opts.PingInterval * 2 }
+// pongWait is how long a connection may stay silent.
+func (c *conn) pongWait() time.Duration { return c.hub.opts.PongWait }
 
 // readPump reads until the peer closes or breaks the connection. Clients
 // send nothing but control frames; gorilla's handlers answer a ping with a

@@ -53,9 +53,11 @@ type Options struct {
 	// Buffer is how many events wait for one slow subscriber before it is
 	// closed with 1013; default 256.
 	Buffer int
-	// PingInterval is how often an idle connection is pinged; a peer that
-	// sends nothing (no pong) for 2 intervals is dropped. Default 30s.
+	// PingInterval is how often an idle connection is pinged; default 30s.
 	PingInterval time.Duration
+	// PongWait is how long a peer may stay silent (no pong, no message)
+	// before it is dropped; default two ping intervals.
+	PongWait time.Duration
 	// WriteTimeout bounds each write to a subscriber; default 10s.
 	WriteTimeout time.Duration
 	// CloseWait is how long a closing connection waits for the peer's close
@@ -81,6 +83,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PingInterval <= 0 {
 		o.PingInterval = 30 * time.Second
+	}
+	if o.PongWait <= 0 {
+		o.PongWait = 2 * o.PingInterval
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 10 * time.Second
