@@ -370,10 +370,10 @@ func (p *Pool) finished(d store.Delivery, worker, result string, err error, elap
 		p.o.Observe(d.Event, result, elapsed)
 	}
 	rt := routeOfKey(d)
-	data, _ := json.Marshal(map[string]any{"delivery": d.ID, "event": d.Event, "result": result, "attempt": d.Attempts, "elapsed_ms": elapsed.Milliseconds()})
+	data, _ := json.Marshal(deliveryData{Delivery: d.ID, Event: d.Event, Result: result, Attempt: d.Attempts, ElapsedMS: elapsed.Milliseconds()})
 	p.append(event.Event{Type: event.Delivery, Repo: rt.Repo, PR: rt.PR, Data: data})
 	if result == store.Failed {
-		data, _ := json.Marshal(map[string]any{"delivery": d.ID, "event": d.Event, "error": oneLine(err)})
+		data, _ := json.Marshal(deliveryData{Delivery: d.ID, Event: d.Event, Result: result, Error: oneLine(err)})
 		p.append(event.Event{Type: event.Error, Repo: rt.Repo, PR: rt.PR, Data: data})
 	}
 }

@@ -139,6 +139,10 @@ func TestReceiverAnswers(t *testing.T) {
 			defer mu.Unlock()
 			if len(observed) != 1 {
 				t.Errorf("observed %v, want one result", observed)
+			} else if ev, _, _ := strings.Cut(observed[0], " "); (tt.status == 401 || tt.status == 405) && ev != "" {
+				t.Errorf("observed %q: an unsigned request named the event", observed[0])
+			} else if tt.status == 202 && ev != tt.event {
+				t.Errorf("observed %q, want the event %s", observed[0], tt.event)
 			}
 			if (woken == 1) != tt.stored {
 				t.Errorf("woken %d times, stored %v", woken, tt.stored)
