@@ -349,3 +349,39 @@ func TestShutdown(t *testing.T) {
 		})
 	}
 }
+
+func TestAFinishTheStoreRefusesIsWorkedAgainAfterTheLease(t *testing.T) {
+	t.Parallel()
+	clock := newManualClock()
+	fs := newTestStore(clock.Now)
+	runs := make(chan int, 2)
+	n := 0
+	h := handlerFunc(func(ctx context.Context, id, ev string, payload []byte) error {
+		n++
+		runs <- n
+		return nil
+	})
+	p := startPool(t, fs, h, clock, webhook.PoolOptions{Workers: 1})
+	fs.fail("Finish", errors.New("connection reset by peer"))
+	add(t, fs, "d-1", "octo/shop#1")
+	p.Wake()
+	<-runs
+	eventually(t, func() bool { return len(fs.eventsOf(event.Delivery)) == 1 }, "the first run's event")
+	if d := fs.eventsOf(event.Delivery)[0].Data; !strings.Contains(string(d), `"result":"lost"`) {
+		t.Errorf("first run: %s, want lost", d)
+	}
+	fs.fail("Finish", nil)
+	// The claim runs out; the next poll claims the delivery again.
+	clock.Advance(lease)
+	clock.Tick(t, time.Second, 1)
+	if got := <-runs; got != 2 {
+		t.Fatalf("run %d", got)
+	}
+	if got := settled(t, fs, "d-1"); got != store.Done {
+		t.Errorf("outcome %s, want done", got)
+	}
+	eventually(t, func() bool { return len(fs.eventsOf(event.Delivery)) == 2 }, "the second run's event")
+	if d := fs.eventsOf(event.Delivery)[1].Data; !strings.Contains(string(d), `"attempt":2`) {
+		t.Errorf("second run: %s, want attempt 2", d)
+	}
+}
