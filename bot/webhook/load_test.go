@@ -17,6 +17,7 @@ import (
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
+	"github.com/gcloop/gcloop/internal/pgtest"
 )
 
 // loadStore is a store the load test runs on.
@@ -33,6 +34,7 @@ var loadStores = []struct {
 	open func(tb testing.TB) loadStore
 }{
 	{"memory", func(testing.TB) loadStore { return store.NewMemory(store.Options{}) }},
+	{"postgres", func(tb testing.TB) loadStore { return newPostgresStore(tb, pgtest.URL(tb)).Store }},
 }
 
 // BenchmarkReceive is the receiver's own cost of one ~11 KB issue_comment
