@@ -16,11 +16,12 @@ import (
 // page is how many events one Since call reads.
 const page = 500
 
-// message is one event as every subscriber sends it: encoded once.
+// message is one event as every subscriber sends it: encoded and framed
+// once for all of them.
 type message struct {
-	id   int64
-	repo string
-	data []byte
+	id    int64
+	repo  string
+	frame *websocket.PreparedMessage
 }
 
 // Hub fans the store's events out to websocket subscribers. Run holds its
@@ -216,7 +217,11 @@ func encode(e event.Event) (*message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &message{id: e.ID, repo: e.Repo, data: data}, nil
+	frame, err := websocket.NewPreparedMessage(websocket.TextMessage, data)
+	if err != nil {
+		return nil, err
+	}
+	return &message{id: e.ID, repo: e.Repo, frame: frame}, nil
 }
 
 // add registers c for live events; false when the hub is shutting down.
