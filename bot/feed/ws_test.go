@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -515,4 +516,34 @@ func TestHubResubscribesAndFillsTheGap(t *testing.T) {
 	if l.subCalls < 4 {
 		t.Errorf("%d Subscribe calls, want 4 (2 refused, the first, the second)", l.subCalls)
 	}
+}
+
+func TestFeedRefusesSubscribersUntilItHoldsTheLog(t *testing.T) {
+	t.Parallel()
+	l := newMemLog()
+	h, err := New(l, Options{Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http")
+	_, resp, err := websocket.DefaultDialer.Dial(url, nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("before Run: %v, want 503 with Retry-After", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = h.Run(ctx) }()
+	<-h.Ready()
+	c, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatalf("after Run subscribed: %v", err)
+	}
+	c.Close()
+	cancel()
+	<-done
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	_ = h.Shutdown(sctx)
 }
