@@ -148,7 +148,7 @@ func TestSlowSubscriberIsClosedWith1013WhileOthersKeepReceiving(t *testing.T) {
 	t.Cleanup(release)
 	// The slow subscriber's writer stalls in its filter, so its buffer
 	// of 4 fills while the fast one keeps up.
-	h, srv := testHub(t, l, Options{Buffer: 4, FilterFor: func(r *http.Request) Filter {
+	h, srv := testHub(t, l, Options{Buffer: 4, FilterFor: func(r *http.Request) func(context.Context, string) bool {
 		if r.URL.Query().Get("slow") == "" {
 			return nil
 		}
@@ -413,7 +413,7 @@ func TestAMessageOverTheReadLimitClosesWith1009(t *testing.T) {
 func TestRepoParameterAndViewerFilter(t *testing.T) {
 	t.Parallel()
 	l := newMemLog()
-	_, srv := testHub(t, l, Options{FilterFor: func(r *http.Request) Filter {
+	_, srv := testHub(t, l, Options{FilterFor: func(r *http.Request) func(context.Context, string) bool {
 		who := r.URL.Query().Get("who")
 		if who == "" {
 			return nil
