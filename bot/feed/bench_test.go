@@ -82,6 +82,45 @@ func BenchmarkFanout1000(b *testing.B) {
 	wg.Wait()
 }
 
+// BenchmarkFanout1000Server is BenchmarkFanout1000 with the subscribers in
+// another process, so that cpu-ms/op is the server's own CPU time per
+// event fanned out to 1000 subscribers.
+func BenchmarkFanout1000Server(b *testing.B) {
+	st := store.NewMemory(store.Options{})
+	defer st.Close()
+	h, srv := testHub(b, st, Options{})
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperIdleClients$")
+	cmd.Env = append(os.Environ(), "FEED_IDLE_URL=ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", "FEED_IDLE_N="+strconv.Itoa(subscribers), "FEED_REPORT=1")
+	stdin, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && sc.Text() != "ready" {
+	}
+	waitFor(b, "1000 subscribers", func() bool { return h.Subscribers() == subscribers })
+	var worst time.Duration
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		e, err := st.Append(context.Background(), event.Event{Type: event.Decision, Repo: "o/r", PR: 1, Loop: "review", Data: []byte(`{"round":1,"decision":"fix"}`)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		want := "got " + strconv.FormatInt(e.ID, 10)
+		for sc.Scan() && sc.Text() != want {
+		}
+		worst = max(worst, time.Since(start))
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "server-cpu-ms/op")
+}
+
 // BenchmarkIdleSubscriberMemory measures what one idle subscriber costs
 // the server: heap and goroutine stacks (runtime.MemStats), with the 1000
 // clients in another process so that their memory is not counted.
@@ -132,6 +171,9 @@ func TestHelperIdleClients(t *testing.T) {
 		t.Skip("the client process of BenchmarkIdleSubscriberMemory")
 	}
 	count, _ := strconv.Atoi(n)
+	report := os.Getenv("FEED_REPORT") != ""
+	var mu sync.Mutex
+	seen := map[int64]int{} // event id → subscribers that read it
 	for range count {
 		c, _, err := websocket.DefaultDialer.Dial(url, nil)
 		if err != nil {
@@ -139,9 +181,22 @@ func TestHelperIdleClients(t *testing.T) {
 		}
 		go func() {
 			for {
-				if _, _, err := c.ReadMessage(); err != nil {
+				_, b, err := c.ReadMessage()
+				if err != nil {
 					return
 				}
+				if !report {
+					continue
+				}
+				var e struct{ ID int64 }
+				_ = jsonUnmarshal(b, &e)
+				mu.Lock()
+				seen[e.ID]++
+				if seen[e.ID] == count {
+					delete(seen, e.ID)
+					fmt.Printf("got %d\n", e.ID)
+				}
+				mu.Unlock()
 			}
 		}()
 	}
