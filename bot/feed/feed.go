@@ -68,8 +68,9 @@ type Options struct {
 	// nothing but control frames); default 512 bytes. A larger one closes
 	// the connection with 1009.
 	ReadLimit int64
-	// RetryWait is the wait before the hub subscribes again after the
-	// store refused a subscription; default 1s.
+	// RetryWait is the first wait before the hub subscribes again after
+	// the store refused a subscription; it doubles after each refusal up to
+	// 30s. Default 1s.
 	RetryWait time.Duration
 	// Sleep waits d or until ctx ends; default a real timer. Tests inject
 	// their own.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -15,6 +16,9 @@ import (
 
 // page is how many events one Since call reads.
 const page = 500
+
+// maxRetryWait is the longest wait between two refused subscriptions.
+const maxRetryWait = 30 * time.Second
 
 // message is one event as every subscriber sends it: encoded and framed
 // once for all of them.
@@ -107,6 +111,7 @@ func (h *Hub) Run(ctx context.Context) error {
 		}
 	}()
 	first := true
+	wait := h.opts.RetryWait
 	for ctx.Err() == nil {
 		subCtx, stop := context.WithCancel(ctx)
 		ch, err := h.log.Subscribe(subCtx)
@@ -124,13 +129,15 @@ func (h *Hub) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				break
 			}
-			h.opts.Logger.Warn("feed: subscribing to the event log failed; retrying", "err", err, "wait", h.opts.RetryWait)
-			if h.opts.Sleep(ctx, h.opts.RetryWait) != nil {
+			h.opts.Logger.Warn("feed: subscribing to the event log failed; retrying", "err", err, "wait", wait)
+			if h.opts.Sleep(ctx, wait) != nil {
 				break
 			}
+			wait = min(2*wait, maxRetryWait)
 			continue
 		}
 		first = false
+		wait = h.opts.RetryWait
 		h.readyOne.Do(func() { close(h.ready) })
 		for e := range ch {
 			h.broadcast(e)

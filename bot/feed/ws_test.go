@@ -494,8 +494,20 @@ func TestBadWebsocketRequestsAreRefusedBeforeTheUpgrade(t *testing.T) {
 func TestHubResubscribesAndFillsTheGap(t *testing.T) {
 	t.Parallel()
 	l := newMemLog()
-	l.refuse = 2 // the first two Subscribe calls fail; the hub retries
-	h, srv := testHub(t, l, Options{Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
+	l.refuse = 3 // the first three Subscribe calls fail; the hub backs off
+	var mu sync.Mutex
+	var waits []time.Duration
+	h, srv := testHub(t, l, Options{Sleep: func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		waits = append(waits, d)
+		mu.Unlock()
+		return ctx.Err()
+	}})
+	mu.Lock()
+	if fmt.Sprint(waits) != "[1s 2s 4s]" {
+		t.Errorf("waits %v, want [1s 2s 4s]", waits)
+	}
+	mu.Unlock()
 	c := dial(t, srv, "", nil)
 	waitFor(t, "the subscriber", func() bool { return h.Subscribers() == 1 })
 	l.add(event.Round, "o/r", 1, "review", nil)
@@ -513,8 +525,11 @@ func TestHubResubscribesAndFillsTheGap(t *testing.T) {
 	if bad := consecutive(0, ids); bad != 0 {
 		t.Errorf("ids %v: %d out of sequence", ids, bad)
 	}
-	if l.subCalls < 4 {
-		t.Errorf("%d Subscribe calls, want 4 (2 refused, the first, the second)", l.subCalls)
+	l.mu.Lock()
+	calls := l.subCalls
+	l.mu.Unlock()
+	if calls != 5 {
+		t.Errorf("%d Subscribe calls, want 5 (3 refused, the first, the second)", calls)
 	}
 }
 
