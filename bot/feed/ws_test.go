@@ -562,3 +562,32 @@ func TestFeedRefusesSubscribersUntilItHoldsTheLog(t *testing.T) {
 	defer scancel()
 	_ = h.Shutdown(sctx)
 }
+
+func TestAClientsCloseFrameIsAnswered(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		since string
+	}{
+		{"a live subscriber", ""},
+		{"a subscriber replaying", "?since=0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			l := newMemLog()
+			h, srv := testHub(t, l, Options{})
+			c := dial(t, srv, tt.since, nil)
+			waitFor(t, "the subscriber", func() bool { return h.Subscribers() == 1 })
+			msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "bye")
+			if err := c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			// The server's answer is the close handshake's second half.
+			if code := closeCode(c, 5*time.Second); code != websocket.CloseNormalClosure {
+				t.Errorf("the server answered %d, want 1000", code)
+			}
+			waitFor(t, "the subscriber to go", func() bool { return h.Subscribers() == 0 })
+		})
+	}
+}
