@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // Options tune a store. The zero value is the bot's configuration.
 type Options struct {
@@ -21,6 +24,10 @@ type Options struct {
 	// first, to refuse their redelivery; 0 is DefaultSeen. Postgres
 	// remembers every delivery.
 	Seen int
+
+	// Log receives what a store does on its own, such as Postgres
+	// reconnecting its listener; nil discards it.
+	Log *slog.Logger
 }
 
 // DefaultSeen is Memory's Options.Seen when it is 0.
@@ -38,6 +45,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Retained <= 0 {
 		o.Retained = Retained
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.Seen <= 0 {
 		o.Seen = DefaultSeen
