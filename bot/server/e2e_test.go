@@ -23,6 +23,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/webhook"
+	"github.com/gcloop/gcloop/internal/pgtest"
 )
 
 const (
@@ -34,41 +35,47 @@ const (
 	secret = "e2e-secret"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
+// The gcloop binary is built once for the tests running at the same time
+// and removed when the last of them ends (pgtest.Main exits the process,
+// so nothing can run after the tests).
+var bin struct {
+	sync.Mutex
+	users int
+	dir   string
+	err   error
 }
 
-// gcloop builds the gcloop binary once, for the tests that run it as a
+// gcloop returns the gcloop binary, built for the tests that run it as a
 // process.
 func gcloop(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "gcloop-bot-e2e-")
-		if binErr != nil {
-			return
+	bin.Lock()
+	defer bin.Unlock()
+	if bin.users == 0 {
+		bin.dir, bin.err = os.MkdirTemp("", "gcloop-bot-e2e-")
+		if bin.err == nil {
+			build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(bin.dir, "gcloop"), "github.com/gcloop/gcloop/cmd/gcloop")
+			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := build.CombinedOutput(); err != nil {
+				bin.err = fmt.Errorf("build gcloop: %v\n%s", err, out)
+			}
 		}
-		binPath = filepath.Join(binDir, "gcloop")
-		build := exec.Command("go", "build", "-trimpath", "-o", binPath, "github.com/gcloop/gcloop/cmd/gcloop")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("build gcloop: %v\n%s", err, out)
+	}
+	bin.users++
+	dir := bin.dir
+	t.Cleanup(func() {
+		bin.Lock()
+		defer bin.Unlock()
+		if bin.users--; bin.users == 0 {
+			os.RemoveAll(dir)
 		}
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	if bin.err != nil {
+		t.Fatal(bin.err)
 	}
-	return binPath
+	return filepath.Join(dir, "gcloop")
 }
 
 // world is a repository with a pull request on the fake GitHub, where a
@@ -115,9 +122,9 @@ type bot struct {
 }
 
 // startBot starts gcloop bot with env and waits until it listens.
-func startBot(t *testing.T, env ...string) *bot {
+func startBot(t *testing.T, bin string, env ...string) *bot {
 	t.Helper()
-	cmd := exec.Command(gcloop(t), "bot", "--listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, "bot", "--listen", "127.0.0.1:0")
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -285,7 +292,7 @@ func (w *world) comment(author, body string) map[string]any {
 func TestBotProcessEndToEnd(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	b := startBot(t, "GCLOOP_WEBHOOK_SECRET="+secret, fmt.Sprintf("GCLOOP_APP_ID=%d", appID),
+	b := startBot(t, gcloop(t), "GCLOOP_WEBHOOK_SECRET="+secret, fmt.Sprintf("GCLOOP_APP_ID=%d", appID),
 		"GCLOOP_APP_PRIVATE_KEY_FILE="+w.keyFile, "GITHUB_API_URL="+w.gh.URL())
 
 	if status, body := b.deliver(t, "workflow_run", "run-1", w.workflowRun(t)); status != http.StatusAccepted || !strings.Contains(body, `"delivery":"run-1"`) {

@@ -25,7 +25,7 @@ func (c countingStore) Append(ctx context.Context, e event.Event) (event.Event, 
 func (s *Server) wire() error {
 	st := countingStore{Store: s.store, m: s.metrics}
 	pool, err := webhook.NewPool(st, s.handler, webhook.PoolOptions{
-		Workers: s.cfg.Workers, Logger: s.log, Observe: s.metrics.Observe,
+		Workers: s.cfg.Workers, Lease: s.cfg.Lease, Logger: s.log, Observe: s.metrics.Observe,
 	})
 	if err != nil {
 		return fmt.Errorf("workers: %w", err)
