@@ -230,12 +230,12 @@ func (w *writer) waysOn() {
 	if d.Outcome != decide.Escalate || noneStep(d.NextSteps) != "" {
 		return
 	}
-	steps := d.NextSteps
+	var steps []string
+	for _, s := range d.NextSteps {
+		steps = append(steps, w.withID(s))
+	}
 	if len(steps) == 0 {
-		id := ""
-		if decide.ValidID(w.loopName()) {
-			id = " " + w.loopName()
-		}
+		id := w.idSuffix()
 		steps = []string{
 			"`/gc retry" + id + "` — grant one more round",
 			"`/gc approve" + id + "` — force-approve and converge",

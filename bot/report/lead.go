@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -266,21 +267,37 @@ func (w *writer) thisRound() *decide.RoundRecord {
 	return nil
 }
 
+// idSuffix is " <loop id>" for /gc commands, "" when the id cannot stand
+// in one.
+func (w *writer) idSuffix() string {
+	if decide.ValidID(w.loopName()) {
+		return " " + w.loopName()
+	}
+	return ""
+}
+
+// gcRE finds a /gc command in gcloop's own next steps.
+var gcRE = regexp.MustCompile("`/gc ([a-z]+)`")
+
+// withID names the loop in the /gc commands of a step.
+func (w *writer) withID(step string) string {
+	return gcRE.ReplaceAllString(step, "`/gc $1"+w.idSuffix()+"`")
+}
+
 // commands lists the /gc commands of an escalation's next steps.
 func (w *writer) commands() string {
-	id := ""
-	if decide.ValidID(w.loopName()) {
-		id = " " + w.loopName()
-	}
 	var cmds []string
+	seen := map[string]bool{}
 	for _, s := range w.d.NextSteps {
-		if rest, ok := strings.CutPrefix(s, "`/gc "); ok {
-			if verb, _, ok := strings.Cut(rest, "`"); ok && safeCode(verb) {
-				cmds = append(cmds, "`/gc "+verb+id+"`")
+		for _, m := range gcRE.FindAllStringSubmatch(s, -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				cmds = append(cmds, "`/gc "+m[1]+w.idSuffix()+"`")
 			}
 		}
 	}
 	if len(cmds) == 0 {
+		id := w.idSuffix()
 		cmds = []string{"`/gc retry" + id + "`", "`/gc approve" + id + "`", "`/gc abort" + id + "`"}
 	}
 	if len(cmds) == 1 {
