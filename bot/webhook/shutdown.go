@@ -61,4 +61,3 @@ func (p *Pool) shutdownErr(ctx context.Context) error {
 	}
 	return nil
 }
-
