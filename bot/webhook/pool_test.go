@@ -415,3 +415,21 @@ func TestAFinishTheStoreRefusesIsWorkedAgainAfterTheLease(t *testing.T) {
 		t.Errorf("second run: %s, want attempt 2", d)
 	}
 }
+
+func TestShutdownOfAnIdlePoolPastItsDeadline(t *testing.T) {
+	t.Parallel()
+	fs := newTestStore(nil)
+	p := startPool(t, fs, handlerFunc(func(context.Context, string, string, []byte) error { return nil }), newManualClock(), webhook.PoolOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- p.Shutdown(ctx) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("Shutdown = %v, want nil: nothing was running", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown of an idle pool waits for its grace")
+	}
+}
