@@ -256,7 +256,12 @@ func TestHeartbeatRenewsTheLeaseAndALostLeaseCancelsTheWork(t *testing.T) {
 				// that run finish.
 				defer close(finish)
 			}
-			got := <-cause
+			var got error
+			select {
+			case got = <-cause:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the work was not canceled")
+			}
 			if tt.canceled != errors.Is(got, store.ErrLost) {
 				t.Fatalf("the work's context ended with %v, want canceled %v", got, tt.canceled)
 			}
