@@ -648,7 +648,9 @@ func FuzzMarkdown(f *testing.F) {
 			d.PrevFiles = []decide.FileCoverage{{Path: path + msg, Covered: 1, Total: 3}}
 		}
 		d.Tasks = []decide.Task{{ID: msg, Title: prose, TargetFiles: []string{path}, Findings: []string{msg}, Acceptance: prose}}
-		d.Failures = []decide.TestCase{{Name: msg, File: path, Message: prose, Category: msg}}
+		for i := 0; i <= n%8; i++ {
+			d.Failures = append(d.Failures, decide.TestCase{Name: msg, File: path, Message: prose, Category: msg})
+		}
 		d.Checks = []decide.Check{{Name: msg, Status: prose}}
 		d.Dimensions = []decide.Dimension{{Name: msg, Score: float64(n)}}
 		d.Metrics = []decide.Metric{{Name: msg, Before: repF(float64(n)), After: repF(1), Unit: path}}
