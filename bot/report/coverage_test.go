@@ -10,7 +10,9 @@ import (
 
 func TestFileChanges(t *testing.T) {
 	t.Parallel()
-	fc := func(p string, c, n int64) decide.FileCoverage { return decide.FileCoverage{Path: p, Covered: c, Total: n} }
+	fc := func(p string, c, n int64) decide.FileCoverage {
+		return decide.FileCoverage{Path: p, Covered: c, Total: n}
+	}
 	tests := []struct {
 		name      string
 		now, prev []decide.FileCoverage
