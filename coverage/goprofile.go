@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"io"
+	"runtime"
 	"slices"
 
 	"github.com/gcloop/gcloop/decide"
@@ -36,13 +37,23 @@ import (
 // `go tool cover`. Block sets that differ for the same file (profiles of
 // different builds) cannot be merged that way and are an error naming both
 // lines.
+//
+// A large profile is parsed on all available cores (GOMAXPROCS): it is cut
+// into parts of about a megabyte at lines where the file changes, each part
+// is parsed on its own, and the parts' runs of blocks are merged in input
+// order. The result, and the error for a bad profile (its first bad line in
+// file order), are the same as reading it line by line.
 func ReadGoProfile(name string, r io.Reader) (*decide.CoverageFacts, error) {
-	p := profReader{s: newLineScanner(name, r), done: make(map[string]*profSummary)}
-	if err := p.read(); err != nil {
+	return readGoProfile(name, r, profSplit{workers: runtime.GOMAXPROCS(0), chunk: profChunkSize, maxChunk: profMaxChunk})
+}
+
+func readGoProfile(name string, r io.Reader, sp profSplit) (*decide.CoverageFacts, error) {
+	t := &profTally{name: name, done: make(map[string]*profSummary)}
+	if err := t.read(r, sp); err != nil {
 		return nil, err
 	}
-	facts := &decide.CoverageFacts{Format: string(FormatGoProfile), Files: p.files}
-	for _, f := range p.files {
+	facts := &decide.CoverageFacts{Format: string(FormatGoProfile), Files: t.files}
+	for _, f := range t.files {
 		facts.Covered += f.Covered
 		facts.Total += f.Total
 	}
@@ -70,32 +81,50 @@ func profLess(a, b *profBlock) int {
 	return cmp.Compare(a.ec, b.ec)
 }
 
-// profSummary is what is kept of a file once the profile moved past it.
-type profSummary struct {
-	file  int    // index in files
-	hash  uint64 // of the sorted, merged block ranges and statement counts
-	n     int    // number of distinct blocks
-	line  int    // profile line where the file's first run started
-	all   bool   // every block covered (bits nil)
-	none  bool   // no block covered (bits nil)
-	bits  []uint64
-	total int64
+// profRun is one run of blocks of a file (consecutive block lines of that
+// file), sorted, merged and counted.
+type profRun struct {
+	file    string
+	line    int    // profile line where the run started
+	hash    uint64 // of the sorted, merged block ranges and statement counts
+	n       int    // number of distinct blocks
+	hits    int    // of them covered
+	total   int64  // statements
+	covered int64  // statements in covered blocks
+	bits    []uint64
+	stmts   []uint32 // statements per block, valid while the run is folded
 }
 
-type profReader struct {
-	s     *lineScanner
-	mode  []byte
-	files []decide.FileCoverage
-	done  map[string]*profSummary
+// profSink receives what a parser reads, in input order: mode lines and
+// runs of blocks.
+type profSink interface {
+	mode(m []byte, line int) error
+	run(r *profRun) error
+}
+
+// profParser reads the lines of a profile, or of a part of one, into runs.
+type profParser struct {
+	s        *lineScanner
+	sink     profSink
+	modeSeen bool // a mode line came before (block lines are allowed)
+	opened   bool // a block line was accepted
+
+	// pending is called in place of closing a file when the first block
+	// line is accepted or at the end: it folds the run of the part before.
+	pending func() error
 
 	cur      string // file being read, "" before the first block
 	prefix   []byte // cur + ":"
 	curLine  int    // profile line where its run started
 	blocks   []profBlock
 	unsorted bool
+	stmts    []uint32 // scratch for the run being closed
+	run      profRun  // the run being closed
 }
 
-func (p *profReader) read() error {
+// parse reads lines up to the end of the input. The run being read is
+// left open: end closes it.
+func (p *profParser) parse() error {
 	s := p.s
 	for {
 		if p.cur != "" {
@@ -114,38 +143,38 @@ func (p *profReader) read() error {
 			}
 			continue
 		}
-		if p.mode == nil {
+		if !p.modeSeen {
 			return s.errorf("want a \"mode: set|count|atomic\" line first, found %s", quoteSnippet(line))
 		}
 		if err := p.blockLine(line); err != nil {
 			return err
 		}
 	}
-	if s.err != nil {
-		return s.err
-	}
-	if p.mode == nil {
-		return decide.LineError(s.name, s.line+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
+	return s.err
+}
+
+// end finishes a whole profile (or its last part): the profile must have
+// had a mode line, and the file being read is closed.
+func (p *profParser) end() error {
+	if !p.modeSeen {
+		return decide.LineError(p.s.name, p.s.line+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
 	}
 	return p.closeFile()
 }
 
-func (p *profReader) modeLine(line []byte) error {
+func (p *profParser) modeLine(line []byte) error {
 	m := bytes.TrimSpace(line[len("mode:"):])
 	switch string(m) {
 	case "set", "count", "atomic":
 	default:
 		return p.s.errorf("unknown cover mode %s (want set, count or atomic)", quoteSnippet(m))
 	}
-	if p.mode != nil && !bytes.Equal(p.mode, m) {
-		return p.s.errorf("mode %q differs from mode %q of the profile above: profiles of different modes cannot be merged", m, p.mode)
-	}
-	p.mode = append(p.mode[:0], m...)
-	return nil
+	p.modeSeen = true
+	return p.sink.mode(m, p.s.line)
 }
 
 // blockLine reads "file:sl.sc,el.ec stmts count".
-func (p *profReader) blockLine(line []byte) error {
+func (p *profParser) blockLine(line []byte) error {
 	colon := bytes.LastIndexByte(line, ':')
 	if colon <= 0 {
 		return p.s.errorf("want \"file:line.col,line.col statements count\", found %s", quoteSnippet(line))
@@ -179,6 +208,7 @@ func (p *profReader) blockLine(line []byte) error {
 	if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
 		return p.s.errorf("block ends (%d.%d) before it starts (%d.%d)", b.el, b.ec, b.sl, b.sc)
 	}
+	p.opened = true
 	if string(file) != p.cur {
 		if err := p.closeFile(); err != nil {
 			return err
@@ -200,7 +230,7 @@ func (p *profReader) blockLine(line []byte) error {
 // other colon, so the file is exactly the current one. It stops, without
 // consuming, at anything else (another file, an incomplete or unusual
 // line), leaving it to the careful path with its error messages.
-func (p *profReader) fastBlocks() {
+func (p *profParser) fastBlocks() {
 	buf := p.s.window()
 	pre := p.prefix
 	for len(buf) > len(pre) && bytes.Equal(buf[:len(pre)], pre) {
@@ -246,11 +276,28 @@ func (p *profReader) fastBlocks() {
 // have up to 10 digits on the fast path; longer ones take the careful path.
 var profSeps = [6]byte{'.', ',', '.', ' ', ' ', '\n'}
 
-// closeFile folds the run of blocks just read into the per-file totals.
-func (p *profReader) closeFile() error {
+// closeFile hands the run of blocks just read (and, first, the run left
+// pending by the part before) to the sink.
+func (p *profParser) closeFile() error {
+	if p.pending != nil {
+		fold := p.pending
+		p.pending = nil
+		if err := fold(); err != nil {
+			return err
+		}
+	}
 	if p.cur == "" {
 		return nil
 	}
+	if err := p.finish(&p.run); err != nil {
+		return err
+	}
+	return p.sink.run(&p.run)
+}
+
+// finish sorts, merges and counts the run of blocks just read into r, and
+// starts a new run.
+func (p *profParser) finish(r *profRun) error {
 	blocks := p.blocks
 	if p.unsorted {
 		slices.SortStableFunc(blocks, func(a, b profBlock) int { return profLess(&a, &b) })
@@ -271,31 +318,28 @@ func (p *profReader) closeFile() error {
 		blocks = out
 	}
 	h := uint64(14695981039346656037)
-	var covered, total int64
+	*r = profRun{file: p.cur, line: p.curLine, n: len(blocks)}
+	p.stmts = p.stmts[:0]
 	for i := range blocks {
 		b := &blocks[i]
 		h = profMix(h, uint64(b.sl)<<32|uint64(b.sc))
 		h = profMix(h, uint64(b.el)<<32|uint64(b.ec))
 		h = profMix(h, uint64(b.stmts))
-		total += int64(b.stmts)
+		r.total += int64(b.stmts)
 		if b.hit {
-			covered += int64(b.stmts)
+			r.covered += int64(b.stmts)
+			r.hits++
 		}
+		p.stmts = append(p.stmts, b.stmts)
 	}
-	sum, seen := p.done[p.cur]
-	switch {
-	case !seen && len(p.files) >= MaxFiles:
-		return tooManyFiles(p.s.name, p.curLine)
-	case !seen:
-		sum = &profSummary{file: len(p.files), hash: h, n: len(blocks), line: p.curLine, total: total}
-		sum.setBits(blocks)
-		p.done[p.cur] = sum
-		p.files = append(p.files, decide.FileCoverage{Path: p.cur, Covered: covered, Total: total})
-	case sum.hash != h || sum.n != len(blocks):
-		return decide.LineError(p.s.name, p.curLine, "the blocks of %s differ from those at line %d: profiles of different builds cannot be merged", p.cur, sum.line)
-	default:
-		covered = sum.merge(blocks)
-		p.files[sum.file].Covered = covered
+	r.hash, r.stmts = h, p.stmts
+	if r.hits > 0 && r.hits < r.n {
+		r.bits = make([]uint64, (r.n+63)/64)
+		for i := range blocks {
+			if blocks[i].hit {
+				r.bits[i/64] |= 1 << (i % 64)
+			}
+		}
 	}
 	p.blocks = p.blocks[:0]
 	p.unsorted = false
@@ -308,42 +352,4 @@ func profMix(h, v uint64) uint64 {
 	h *= 1099511628211
 	h ^= h >> 29
 	return h
-}
-
-// setBits records which blocks were covered.
-func (s *profSummary) setBits(blocks []profBlock) {
-	hits := 0
-	for i := range blocks {
-		if blocks[i].hit {
-			hits++
-		}
-	}
-	s.all, s.none, s.bits = hits == len(blocks), hits == 0, nil
-	if s.all || s.none {
-		return
-	}
-	s.bits = make([]uint64, (len(blocks)+63)/64)
-	for i := range blocks {
-		if blocks[i].hit {
-			s.bits[i/64] |= 1 << (i % 64)
-		}
-	}
-}
-
-// merge ORs the covered flags of blocks (the same block set, in the same
-// order) into s and returns the covered statements of the union.
-func (s *profSummary) merge(blocks []profBlock) int64 {
-	if s.all {
-		return s.total
-	}
-	var covered int64
-	for i := range blocks {
-		hit := blocks[i].hit || !s.none && s.bits[i/64]&(1<<(i%64)) != 0
-		blocks[i].hit = hit
-		if hit {
-			covered += int64(blocks[i].stmts)
-		}
-	}
-	s.setBits(blocks)
-	return covered
 }

@@ -55,6 +55,11 @@ type Server struct {
 	artifacts   map[int64]*artifactState
 	forbidden   map[string]bool // "login scope" → refused (Forbid)
 	start       time.Time
+
+	apps     map[int64]*appState  // GitHub Apps by id (app.go)
+	expires  map[string]time.Time // installation token → expiry
+	issued   []IssuedToken
+	tokenTTL time.Duration
 }
 
 // Request is one request the fake received, in arrival order.
@@ -125,6 +130,8 @@ func New(t testing.TB) *Server {
 		artifactTTL: time.Minute,
 		used:        map[string]int{},
 		artifacts:   map[int64]*artifactState{},
+		apps:        map[int64]*appState{},
+		expires:     map[string]time.Time{},
 	}
 	s.start = s.now()
 	s.api = httptest.NewServer(http.HandlerFunc(s.serveAPI))
@@ -353,11 +360,16 @@ func (s *Server) authenticate(req *http.Request) (string, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	login, ok := s.tokens[strings.TrimSpace(tok)]
+	tok = strings.TrimSpace(tok)
+	login, ok := s.tokenLogin(tok)
 	if ok {
 		s.used[login]++
+		return login, true
 	}
-	return login, ok
+	if id, err := s.appOfJWT(tok); err == nil {
+		return jwtLogin + strconv.FormatInt(id, 10), true
+	}
+	return "", false
 }
 
 const rateLimit = 5000

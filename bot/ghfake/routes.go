@@ -15,6 +15,10 @@ func (s *Server) dispatch(c *call) {
 		c.rateLimit()
 		return
 	}
+	if strings.HasPrefix(c.op, "apps/") || strings.HasPrefix(c.login, jwtLogin) {
+		c.appCall()
+		return
+	}
 	if c.op == "users/get-authenticated" {
 		c.authenticatedUser()
 		return

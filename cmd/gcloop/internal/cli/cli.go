@@ -56,6 +56,7 @@ Usage:
   gcloop decide   [flags] EVIDENCE...    decide one round from evidence files
   gcloop coverage report|guard|cycle     read coverage, guard test-only changes, run a fix-verify cycle
   gcloop run      [--dry-run]            the GitHub Action
+  gcloop bot      [--listen ADDR]        the GitHub App's webhook server
   gcloop version                         print the version
 
 Run 'gcloop COMMAND -h' for a command's flags.
@@ -80,13 +81,15 @@ func run(env *Env, args []string) error {
 		return runCoverage(env, args[1:])
 	case "run":
 		return runAction(env, args[1:])
+	case "bot":
+		return runBot(env, args[1:])
 	case "version", "--version", "-version":
 		return runVersion(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)
 		return nil
 	}
-	return usagef("unknown command %q (want decide, coverage, run or version)", args[0])
+	return usagef("unknown command %q (want decide, coverage, run, bot or version)", args[0])
 }
 
 // exitCode maps an error to an exit code, printing its one-line message.

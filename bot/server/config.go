@@ -1,0 +1,223 @@
+// Package server assembles gcloop's bot: configuration from the
+// environment and flags, the store, GitHub App auth, the delivery handler,
+// the webhook receiver and its workers, the live feed and dashboard, and
+// metrics, in one HTTP server that shuts down cleanly on SIGTERM.
+package server
+
+import (
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/appauth"
+)
+
+// Var is one setting: an environment variable, also given as a flag.
+type Var struct {
+	Env  string // GCLOOP_LISTEN
+	Flag string // listen
+	Help string
+}
+
+// Vars are the bot's settings, in the order the help lists them.
+var Vars = []Var{
+	{"GCLOOP_WEBHOOK_SECRET", "webhook-secret", "the GitHub App's webhook secret (required)"},
+	{"GCLOOP_APP_ID", "app-id", "the GitHub App's id"},
+	{"GCLOOP_APP_PRIVATE_KEY", "app-private-key", "the App's private key (PEM)"},
+	{"GCLOOP_APP_PRIVATE_KEY_FILE", "app-private-key-file", "a file holding the App's private key"},
+	{"GCLOOP_TOKEN", "token", "a token for one repository, instead of an App"},
+	{"GCLOOP_REPOSITORY", "repository", "the token's repository (owner/name)"},
+	{"GITHUB_API_URL", "github-api-url", "GitHub's REST API (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3)"},
+	{"GCLOOP_LISTEN", "listen", "the address to listen on (default :8080)"},
+	{"GCLOOP_DATABASE_URL", "database-url", "postgres://… for a store shared by replicas (default: in memory, one replica)"},
+	{"GCLOOP_DASHBOARD_TOKEN", "dashboard-token", "a token that opens the dashboard and its API"},
+	{"GCLOOP_OAUTH_CLIENT_ID", "oauth-client-id", "the App's OAuth client id, for GitHub logins to the dashboard"},
+	{"GCLOOP_OAUTH_CLIENT_SECRET", "oauth-client-secret", "the App's OAuth client secret"},
+	{"GCLOOP_PUBLIC_URL", "public-url", "the bot's public URL (https://gcloop.example.com)"},
+	{"GCLOOP_ALLOWED_ORIGINS", "allowed-origins", "more origins that may open the live feed, comma-separated"},
+	{"GCLOOP_STATE_KEY", "state-key", "a key that seals the loop state in report comments"},
+	{"GCLOOP_WORKERS", "workers", "deliveries worked on at once by this replica (default 4)"},
+	{"GCLOOP_LEASE", "lease", "how long a claimed delivery stays a replica's without its heartbeat; then another replica takes it over (default 60s)"},
+}
+
+// DefaultListen is where the bot listens without GCLOOP_LISTEN.
+const DefaultListen = ":8080"
+
+// Config is the bot's validated configuration.
+type Config struct {
+	WebhookSecret string
+	// An App (AppID and Key) or a token for one repository (Token and
+	// Repository).
+	AppID      int64
+	Key        *rsa.PrivateKey
+	Token      string
+	Repository string // owner/name
+	APIURL     string
+	Listen     string
+	// DatabaseURL is "" for the in-memory store.
+	DatabaseURL       string
+	DashboardToken    string
+	OAuthClientID     string
+	OAuthClientSecret string
+	PublicURL         string
+	AllowedOrigins    []string
+	StateKey          string
+	Workers           int
+	Lease             time.Duration // 0: the workers' default
+}
+
+// ConfigErrors are every mistake of a configuration, one line each.
+type ConfigErrors []error
+
+func (e ConfigErrors) Error() string {
+	lines := make([]string, len(e))
+	for i, err := range e {
+		lines[i] = err.Error()
+	}
+	return strings.Join(lines, "; ")
+}
+
+var repoRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+
+// Gather reads the configuration through get (a flag's value when given,
+// else the environment variable's) and validates it; readFile reads the
+// key file. Every mistake is reported, each naming its variable.
+func Gather(get func(env string) string, readFile func(string) ([]byte, error)) (*Config, error) {
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	var errs ConfigErrors
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	v := func(name string) string { return strings.TrimSpace(get(name)) }
+	c := &Config{
+		WebhookSecret: get("GCLOOP_WEBHOOK_SECRET"), Token: v("GCLOOP_TOKEN"), Repository: v("GCLOOP_REPOSITORY"),
+		APIURL: v("GITHUB_API_URL"), Listen: v("GCLOOP_LISTEN"), DatabaseURL: v("GCLOOP_DATABASE_URL"),
+		DashboardToken: v("GCLOOP_DASHBOARD_TOKEN"), OAuthClientID: v("GCLOOP_OAUTH_CLIENT_ID"),
+		OAuthClientSecret: v("GCLOOP_OAUTH_CLIENT_SECRET"), PublicURL: v("GCLOOP_PUBLIC_URL"),
+		StateKey: get("GCLOOP_STATE_KEY"),
+	}
+	if c.WebhookSecret == "" {
+		bad("GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start without the webhook secret set in the GitHub App's settings")
+	}
+
+	id, keyPEM, keyFile := v("GCLOOP_APP_ID"), get("GCLOOP_APP_PRIVATE_KEY"), v("GCLOOP_APP_PRIVATE_KEY_FILE")
+	app := id != "" || strings.TrimSpace(keyPEM) != "" || keyFile != ""
+	switch {
+	case app && c.Token != "":
+		bad("GCLOOP_TOKEN and GCLOOP_APP_ID are both set: configure a GitHub App or a token, not both")
+	case app:
+		n, err := strconv.ParseInt(id, 10, 64)
+		switch {
+		case id == "":
+			bad("GCLOOP_APP_ID is not set: an App's private key needs the App's id")
+		case err != nil || n <= 0:
+			bad("GCLOOP_APP_ID %q: want the App's numeric id", id)
+		default:
+			c.AppID = n
+		}
+		switch {
+		case strings.TrimSpace(keyPEM) != "" && keyFile != "":
+			bad("GCLOOP_APP_PRIVATE_KEY and GCLOOP_APP_PRIVATE_KEY_FILE are both set: give one")
+		case strings.TrimSpace(keyPEM) != "":
+			if c.Key, err = appauth.ParseKey([]byte(keyPEM)); err != nil {
+				bad("GCLOOP_APP_PRIVATE_KEY: %v", err)
+			}
+		case keyFile != "":
+			data, err := readFile(keyFile)
+			if err != nil {
+				bad("GCLOOP_APP_PRIVATE_KEY_FILE: %v", err)
+			} else if c.Key, err = appauth.ParseKey(data); err != nil {
+				bad("GCLOOP_APP_PRIVATE_KEY_FILE %s: %v", keyFile, err)
+			}
+		default:
+			bad("GCLOOP_APP_PRIVATE_KEY or GCLOOP_APP_PRIVATE_KEY_FILE is needed with GCLOOP_APP_ID")
+		}
+		if c.Repository != "" {
+			bad("GCLOOP_REPOSITORY %q: only a token is limited to one repository; an App serves its installations", c.Repository)
+		}
+	case c.Token != "":
+		switch {
+		case c.Repository == "":
+			bad("GCLOOP_REPOSITORY is not set: a token serves one repository; name it as owner/name")
+		case !repoRE.MatchString(c.Repository):
+			bad("GCLOOP_REPOSITORY %q: want owner/name", c.Repository)
+		}
+	default:
+		bad("no GitHub credentials: set GCLOOP_APP_ID and GCLOOP_APP_PRIVATE_KEY_FILE (a GitHub App), or GCLOOP_TOKEN and GCLOOP_REPOSITORY")
+	}
+
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if _, port, err := net.SplitHostPort(c.Listen); err != nil {
+		bad("GCLOOP_LISTEN %q: want host:port or :port", c.Listen)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		bad("GCLOOP_LISTEN %q: port %q is not a number from 0 to 65535", c.Listen, port)
+	}
+	if c.APIURL != "" {
+		if err := absoluteURL(c.APIURL); err != nil {
+			bad("GITHUB_API_URL %q: %v", c.APIURL, err)
+		}
+	}
+	if c.DatabaseURL != "" {
+		u, err := url.Parse(c.DatabaseURL)
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			bad("GCLOOP_DATABASE_URL: want a postgres:// URL (or nothing, for the in-memory store)")
+		}
+	}
+	if c.PublicURL != "" {
+		if err := absoluteURL(c.PublicURL); err != nil {
+			bad("GCLOOP_PUBLIC_URL %q: %v", c.PublicURL, err)
+		}
+	}
+	switch {
+	case (c.OAuthClientID == "") != (c.OAuthClientSecret == ""):
+		bad("GCLOOP_OAUTH_CLIENT_ID and GCLOOP_OAUTH_CLIENT_SECRET go together: set both or neither")
+	case c.OAuthClientID != "" && c.PublicURL == "":
+		bad("GCLOOP_PUBLIC_URL is not set: GitHub logins need it for the OAuth callback")
+	}
+	for _, o := range strings.Split(get("GCLOOP_ALLOWED_ORIGINS"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.AllowedOrigins = append(c.AllowedOrigins, o)
+		}
+	}
+	c.Workers = 4
+	if w := v("GCLOOP_WORKERS"); w != "" {
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 1 || n > 256 {
+			bad("GCLOOP_WORKERS %q: want a number from 1 to 256", w)
+		} else {
+			c.Workers = n
+		}
+	}
+	if l := v("GCLOOP_LEASE"); l != "" {
+		d, err := time.ParseDuration(l)
+		if err != nil || d < time.Second || d > time.Hour {
+			bad("GCLOOP_LEASE %q: want a duration from 1s to 1h, such as 60s", l)
+		} else {
+			c.Lease = d
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return c, nil
+}
+
+func absoluteURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("want an absolute http(s) URL")
+	}
+	return nil
+}
+
+// App reports whether the bot authenticates as a GitHub App.
+func (c *Config) App() bool { return c.AppID != 0 }

@@ -1,0 +1,118 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"io/fs"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var testKeyPEM = sync.OnceValue(func() string {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
+})
+
+func TestGather(t *testing.T) {
+	t.Parallel()
+	key := testKeyPEM()
+	files := map[string][]byte{"/keys/app.pem": []byte(key), "/keys/junk.pem": []byte("junk")}
+	readFile := func(name string) ([]byte, error) {
+		if b, ok := files[name]; ok {
+			return b, nil
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	tokenMode := map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_TOKEN": "ghp_x", "GCLOOP_REPOSITORY": "octo/shop"}
+	with := func(base map[string]string, kv ...string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	appMode := map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_APP_ID": "123", "GCLOOP_APP_PRIVATE_KEY_FILE": "/keys/app.pem"}
+	tests := []struct {
+		name  string
+		env   map[string]string
+		want  []string // each a line of the error; none: valid
+		check func(t *testing.T, c *Config)
+	}{
+		{"a secret and a token are enough", tokenMode, nil, func(t *testing.T, c *Config) {
+			if c.Listen != ":8080" || c.Workers != 4 || c.App() || c.Repository != "octo/shop" {
+				t.Errorf("config = %+v", c)
+			}
+		}},
+		{"an App with a key file", appMode, nil, func(t *testing.T, c *Config) {
+			if !c.App() || c.AppID != 123 || c.Key == nil {
+				t.Errorf("config = %+v", c)
+			}
+		}},
+		{"an App with the key inline", map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_APP_ID": "7", "GCLOOP_APP_PRIVATE_KEY": key}, nil, nil},
+		{"every optional setting", with(tokenMode, "GCLOOP_LISTEN", "127.0.0.1:0", "GITHUB_API_URL", "https://ghe.example.com/api/v3",
+			"GCLOOP_DATABASE_URL", "postgres://u@db/gcloop", "GCLOOP_OAUTH_CLIENT_ID", "Iv1.x", "GCLOOP_OAUTH_CLIENT_SECRET", "y",
+			"GCLOOP_PUBLIC_URL", "https://gcloop.example.com", "GCLOOP_ALLOWED_ORIGINS", " https://a.example , b.example:8443,", "GCLOOP_WORKERS", "8", "GCLOOP_LEASE", "90s"),
+			nil, func(t *testing.T, c *Config) {
+				if len(c.AllowedOrigins) != 2 || c.AllowedOrigins[1] != "b.example:8443" || c.Workers != 8 || c.DatabaseURL == "" || c.Lease != 90*time.Second {
+					t.Errorf("config = %+v", c)
+				}
+			}},
+		{"no secret", with(tokenMode, "GCLOOP_WEBHOOK_SECRET", ""), []string{"GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start"}, nil},
+		{"nothing at all", map[string]string{}, []string{"GCLOOP_WEBHOOK_SECRET is not set", "no GitHub credentials"}, nil},
+		{"a token without its repository", with(tokenMode, "GCLOOP_REPOSITORY", ""), []string{"GCLOOP_REPOSITORY is not set"}, nil},
+		{"a repository that is not owner/name", with(tokenMode, "GCLOOP_REPOSITORY", "shop"), []string{`GCLOOP_REPOSITORY "shop": want owner/name`}, nil},
+		{"an App and a token", with(appMode, "GCLOOP_TOKEN", "t"), []string{"both set"}, nil},
+		{"an App id that is not a number", with(appMode, "GCLOOP_APP_ID", "my-app"), []string{`GCLOOP_APP_ID "my-app": want the App's numeric id`}, nil},
+		{"a key without an App id", with(appMode, "GCLOOP_APP_ID", ""), []string{"GCLOOP_APP_ID is not set"}, nil},
+		{"an App id without a key", with(appMode, "GCLOOP_APP_PRIVATE_KEY_FILE", ""), []string{"GCLOOP_APP_PRIVATE_KEY or GCLOOP_APP_PRIVATE_KEY_FILE is needed"}, nil},
+		{"a missing key file", with(appMode, "GCLOOP_APP_PRIVATE_KEY_FILE", "/keys/none.pem"), []string{"GCLOOP_APP_PRIVATE_KEY_FILE: open /keys/none.pem"}, nil},
+		{"a key file that holds no key", with(appMode, "GCLOOP_APP_PRIVATE_KEY_FILE", "/keys/junk.pem"), []string{"GCLOOP_APP_PRIVATE_KEY_FILE /keys/junk.pem: private key: no PEM block"}, nil},
+		{"both key settings", with(appMode, "GCLOOP_APP_PRIVATE_KEY", key), []string{"GCLOOP_APP_PRIVATE_KEY and GCLOOP_APP_PRIVATE_KEY_FILE are both set"}, nil},
+		{"an App limited to a repository", with(appMode, "GCLOOP_REPOSITORY", "o/r"), []string{"only a token is limited to one repository"}, nil},
+		{"a listen address without a port", with(tokenMode, "GCLOOP_LISTEN", "localhost"), []string{`GCLOOP_LISTEN "localhost": want host:port`}, nil},
+		{"a listen port out of range", with(tokenMode, "GCLOOP_LISTEN", ":99999"), []string{`port "99999" is not a number from 0 to 65535`}, nil},
+		{"a relative API URL", with(tokenMode, "GITHUB_API_URL", "api.github.com"), []string{`GITHUB_API_URL "api.github.com": want an absolute http(s) URL`}, nil},
+		{"a database URL of another kind", with(tokenMode, "GCLOOP_DATABASE_URL", "mysql://db"), []string{"GCLOOP_DATABASE_URL: want a postgres:// URL"}, nil},
+		{"an OAuth id without its secret", with(tokenMode, "GCLOOP_OAUTH_CLIENT_ID", "x", "GCLOOP_PUBLIC_URL", "https://x.example"), []string{"go together"}, nil},
+		{"OAuth without a public URL", with(tokenMode, "GCLOOP_OAUTH_CLIENT_ID", "x", "GCLOOP_OAUTH_CLIENT_SECRET", "y"), []string{"GCLOOP_PUBLIC_URL is not set"}, nil},
+		{"a public URL that is not one", with(tokenMode, "GCLOOP_PUBLIC_URL", "/bot"), []string{`GCLOOP_PUBLIC_URL "/bot"`}, nil},
+		{"a lease too short", with(tokenMode, "GCLOOP_LEASE", "10ms"), []string{`GCLOOP_LEASE "10ms": want a duration from 1s to 1h`}, nil},
+		{"a lease without a unit", with(tokenMode, "GCLOOP_LEASE", "60"), []string{`GCLOOP_LEASE "60"`}, nil},
+		{"zero workers", with(tokenMode, "GCLOOP_WORKERS", "0"), []string{`GCLOOP_WORKERS "0": want a number from 1 to 256`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Gather(func(k string) string { return tt.env[k] }, readFile)
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("Gather: %v", err)
+				}
+				if tt.check != nil {
+					tt.check(t, c)
+				}
+				return
+			}
+			var ce ConfigErrors
+			if !errors.As(err, &ce) || len(ce) != len(tt.want) {
+				t.Fatalf("Gather: err = %v, want %d errors %q", err, len(tt.want), tt.want)
+			}
+			for i, w := range tt.want {
+				if msg := ce[i].Error(); !strings.Contains(msg, w) || strings.Contains(msg, "\n") {
+					t.Errorf("error %d = %q, want one line containing %q", i, msg, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,179 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/delivery"
+	"github.com/gcloop/gcloop/bot/ghfake"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// tokenServer is a bot in token mode against the fake GitHub.
+func tokenServer(t *testing.T, gh *ghfake.Server) *Server {
+	t.Helper()
+	gh.AddToken("ghp_bot", "loop-bot", false)
+	cfg, err := Gather(func(k string) string {
+		return map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_TOKEN": "ghp_bot", "GCLOOP_REPOSITORY": "octo/shop",
+			"GITHUB_API_URL": gh.URL(), "GCLOOP_LISTEN": "127.0.0.1:0"}[k]
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), cfg, Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// serve runs s until the returned stop is called; stop returns Serve's
+// error.
+func serve(t *testing.T, s *Server) (base string, stop func() error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	return "http://" + ln.Addr().String(), func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			return errors.New("Serve did not return within 10 s of the cancel")
+		}
+	}
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestServerEndpointsAndShutdown(t *testing.T) {
+	t.Parallel()
+	gh := ghfake.New(t)
+	s := tokenServer(t, gh)
+	if s.Login() != "loop-bot" {
+		t.Errorf("login = %q, want the token's user", s.Login())
+	}
+	base, stop := serve(t, s)
+	tests := []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/healthz", 200, `"status":"up"`},
+		{"/readyz", 200, `"status":"ready"`},
+		{"/metrics", 200, `gcloop_queue_depth 0`},
+		{"/metrics", 200, `gcloop_github_requests_total{method="GET",status="200"}`},
+		{"/nowhere", 404, ""},
+	}
+	for _, tt := range tests {
+		status, body := get(t, base+tt.path)
+		if status != tt.status || !strings.Contains(body, tt.body) {
+			t.Errorf("GET %s = %d %q, want %d with %q", tt.path, status, body, tt.status, tt.body)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Errorf("shutdown: %v, want nil", err)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Error("the server still answers after shutdown")
+	}
+}
+
+func TestReadyzIsNotReadyWhileDraining(t *testing.T) {
+	t.Parallel()
+	s := tokenServer(t, ghfake.New(t))
+	base, stop := serve(t, s)
+	defer stop()
+	s.draining.Store(true)
+	if status, body := get(t, base+"/readyz"); status != 503 || !strings.Contains(body, "shutting down") {
+		t.Errorf("/readyz while draining = %d %q, want 503", status, body)
+	}
+}
+
+func TestNewFailsOnRefusedCredentials(t *testing.T) {
+	t.Parallel()
+	gh := ghfake.New(t)
+	cfg, err := Gather(func(k string) string {
+		return map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_TOKEN": "ghp_unknown", "GCLOOP_REPOSITORY": "octo/shop", "GITHUB_API_URL": gh.URL()}[k]
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(context.Background(), cfg, Options{Logger: quiet()})
+	if err == nil || !strings.Contains(err.Error(), "GitHub refused the bot's credentials") {
+		t.Errorf("New: err = %v, want the credentials refused", err)
+	}
+}
+
+type recordingWorker struct{ calls []string }
+
+func (w *recordingWorker) Handle(_ context.Context, id, name string, _ []byte) error {
+	w.calls = append(w.calls, id)
+	return nil
+}
+
+type recordingForgetter struct{ forgot []int64 }
+
+func (f *recordingForgetter) Forget(id int64) { f.forgot = append(f.forgot, id) }
+
+func TestHandler(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, event, payload, repository string
+		wantErr                          error
+		wantCalled                       bool
+		wantForgot                       []int64
+	}{
+		{"a delivery of the token's repository is worked on", "issue_comment", `{"repository":{"full_name":"Octo/Shop"}}`, "octo/shop", nil, true, nil},
+		{"a delivery of another repository is ignored in token mode", "issue_comment", `{"repository":{"full_name":"evil/fork"}}`, "octo/shop", delivery.ErrIgnored, false, nil},
+		{"an App works on every repository", "workflow_run", `{"repository":{"full_name":"any/repo"},"installation":{"id":3}}`, "", nil, true, nil},
+		{"an installation change refreshes its token", "installation", `{"action":"new_permissions_accepted","installation":{"id":9}}`, "", nil, false, []int64{9}},
+		{"a repositories change too", "installation_repositories", `{"action":"added","installation":{"id":4}}`, "", nil, false, []int64{4}},
+		{"an installation event without an installation", "installation", `{"action":"created"}`, "", delivery.ErrIgnored, false, nil},
+		{"malformed JSON", "issue_comment", `{`, "", nil, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, f := &recordingWorker{}, &recordingForgetter{}
+			h := &handler{next: w, clients: f, repository: tt.repository, log: quiet()}
+			err := h.Handle(context.Background(), "d1", tt.event, []byte(tt.payload))
+			switch {
+			case tt.payload == "{":
+				if err == nil || !strings.Contains(err.Error(), "delivery d1") {
+					t.Errorf("err = %v, want one naming the delivery", err)
+				}
+			case !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil):
+				t.Errorf("err = %v, want %v", err, tt.wantErr)
+			}
+			if (len(w.calls) == 1) != tt.wantCalled {
+				t.Errorf("delivery handler called %v, want %v", w.calls, tt.wantCalled)
+			}
+			if len(f.forgot) != len(tt.wantForgot) || (len(f.forgot) == 1 && f.forgot[0] != tt.wantForgot[0]) {
+				t.Errorf("forgot %v, want %v", f.forgot, tt.wantForgot)
+			}
+		})
+	}
+}

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/event"
+)
+
+// Memory is the store of a single replica: everything lives in the
+// process, and a restart forgets the queue and the log. Create it with
+// NewMemory.
+type Memory struct {
+	opts Options
+	hub  *hub
+
+	mu     sync.Mutex
+	closed bool
+	queue  memQueue
+	log    memLog
+}
+
+// NewMemory returns an empty in-memory store.
+func NewMemory(opts Options) *Memory {
+	opts = opts.withDefaults()
+	return &Memory{
+		opts:  opts,
+		hub:   newHub(opts.Buffer),
+		queue: newMemQueue(opts.Seen),
+		log:   memLog{retained: opts.Retained},
+	}
+}
+
+var _ Store = (*Memory)(nil)
+
+// lock takes m.mu unless ctx is done or m is closed.
+func (m *Memory) lock(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// Add implements Store.
+func (m *Memory) Add(ctx context.Context, d Delivery) (bool, error) {
+	if d.ID == "" {
+		return false, fmt.Errorf("store: add: delivery without an id (event %q)", d.Event)
+	}
+	d.Payload = append([]byte(nil), d.Payload...) // outside the lock
+	d.Attempts = 0
+	if err := m.lock(ctx); err != nil {
+		return false, err
+	}
+	defer m.mu.Unlock()
+	if d.Received.IsZero() {
+		d.Received = m.opts.Now()
+	}
+	return m.queue.add(d), nil
+}
+
+// Claim implements Store.
+func (m *Memory) Claim(ctx context.Context, worker string, lease time.Duration) (Delivery, bool, error) {
+	if err := m.lock(ctx); err != nil {
+		return Delivery{}, false, err
+	}
+	defer m.mu.Unlock()
+	now := m.opts.Now()
+	m.queue.expire(now)
+	d, ok := m.queue.claim(worker, now.Add(lease))
+	return d, ok, nil
+}
+
+// Extend implements Store.
+func (m *Memory) Extend(ctx context.Context, id, worker string, lease time.Duration) error {
+	if err := m.lock(ctx); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	now := m.opts.Now()
+	m.queue.expire(now)
+	e, err := m.queue.claimOf(id, worker)
+	if err != nil {
+		return err
+	}
+	e.until = now.Add(lease)
+	return nil
+}
+
+// Finish implements Store.
+func (m *Memory) Finish(ctx context.Context, id, worker, outcome string) error {
+	if err := checkOutcome(id, outcome); err != nil {
+		return err
+	}
+	if err := m.lock(ctx); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	m.queue.expire(m.opts.Now())
+	e, err := m.queue.claimOf(id, worker)
+	if err != nil {
+		return err
+	}
+	m.queue.finish(e)
+	return nil
+}
+
+// Release implements Store.
+func (m *Memory) Release(ctx context.Context, id, worker string) error {
+	if err := m.lock(ctx); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	m.queue.expire(m.opts.Now())
+	e, err := m.queue.claimOf(id, worker)
+	if err != nil {
+		return err
+	}
+	e.d.Attempts--
+	m.queue.requeue(e)
+	return nil
+}
+
+// Pending implements Store.
+func (m *Memory) Pending(ctx context.Context) (int, error) {
+	if err := m.lock(ctx); err != nil {
+		return 0, err
+	}
+	defer m.mu.Unlock()
+	m.queue.expire(m.opts.Now())
+	return m.queue.depth, nil
+}
+
+// Append implements Store.
+func (m *Memory) Append(ctx context.Context, e event.Event) (event.Event, error) {
+	if err := m.lock(ctx); err != nil {
+		return event.Event{}, err
+	}
+	defer m.mu.Unlock()
+	e.Time = m.opts.Now().UTC()
+	if len(e.Data) == 0 {
+		e.Data = nil
+	} else {
+		e.Data = append([]byte(nil), e.Data...)
+	}
+	e = m.log.append(e)
+	// Under m.mu, so subscribers see events in ID order.
+	m.hub.publish(e)
+	return e, nil
+}
+
+// Since implements Store.
+func (m *Memory) Since(ctx context.Context, after int64, limit int) ([]event.Event, error) {
+	if err := m.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer m.mu.Unlock()
+	return m.log.since(after, limit), nil
+}
+
+// Subscribe implements Store.
+func (m *Memory) Subscribe(ctx context.Context) (<-chan event.Event, error) {
+	if err := m.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer m.mu.Unlock()
+	// Under m.mu: no Append is half published while the subscriber joins.
+	return m.hub.subscribe(ctx)
+}
+
+// Ping implements Store.
+func (m *Memory) Ping(ctx context.Context) error {
+	if err := m.lock(ctx); err != nil {
+		return err
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// Close implements Store. It ends every subscription; later calls fail
+// with ErrClosed.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	m.hub.close()
+	return nil
+}
+
+// checkOutcome rejects an outcome that is not Done, Ignored or Failed.
+func checkOutcome(id, outcome string) error {
+	switch outcome {
+	case Done, Ignored, Failed:
+		return nil
+	}
+	return fmt.Errorf("store: finish %s: outcome %q is not %q, %q or %q", id, outcome, Done, Ignored, Failed)
+}

@@ -1,0 +1,220 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Add implements Store: one statement, so one round trip.
+func (p *Postgres) Add(ctx context.Context, d Delivery) (bool, error) {
+	if d.ID == "" {
+		return false, fmt.Errorf("store: add: delivery without an id (event %q)", d.Event)
+	}
+	if err := p.check(ctx); err != nil {
+		return false, err
+	}
+	var received *time.Time
+	if !d.Received.IsZero() {
+		received = &d.Received
+	}
+	tag, err := p.pool.Exec(ctx, `
+INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received)
+VALUES ($1, $2, $3, $4, $5, coalesce($6, now()))
+ON CONFLICT (id) DO NOTHING`,
+		d.ID, d.Event, d.Payload, d.Key, d.Installation, received)
+	if err != nil {
+		return false, p.wrap("add "+d.ID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// micros is d in whole microseconds, PostgreSQL's resolution.
+func micros(d time.Duration) int64 { return d.Microseconds() }
+
+// The statements of a claim.
+const (
+	// expireSQL ends the claims whose lease ran out: pending again, or
+	// failed after MaxAttempts ($1). Rows another claimer is ending are
+	// skipped rather than waited for, so claimers never deadlock here.
+	expireSQL = `
+UPDATE gcloop_deliveries SET
+	state = CASE WHEN attempts >= $1 THEN 'failed' ELSE 'pending' END,
+	finished = CASE WHEN attempts >= $1 THEN now() END,
+	payload = CASE WHEN attempts >= $1 THEN NULL ELSE payload END,
+	worker = NULL, lease_until = NULL
+WHERE id IN (
+	SELECT id FROM gcloop_deliveries
+	WHERE state = 'claimed' AND lease_until <= now()
+	ORDER BY id FOR UPDATE SKIP LOCKED)`
+
+	// candidateSQL locks the oldest pending delivery that no other
+	// claimer has locked, whose key no claim holds and no older pending
+	// delivery waits on, and whose key is not among $1.
+	candidateSQL = `
+SELECT d.id, d.key FROM gcloop_deliveries d
+WHERE d.state = 'pending' AND d.key <> ALL($1)
+	AND (d.key = '' OR NOT EXISTS (
+		SELECT 1 FROM gcloop_deliveries o
+		WHERE o.key = d.key AND o.state IN ('pending', 'claimed')
+			AND (o.state = 'claimed' OR o.seq < d.seq)))
+ORDER BY d.seq LIMIT 1
+FOR UPDATE OF d SKIP LOCKED`
+
+	// keyLockSQL takes the advisory lock of key $1 until the commit.
+	keyLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, $2))`
+
+	// takeSQL claims delivery $1 for worker $2 for $3 microseconds —
+	// unless, seen after the key's lock was taken, another claim holds
+	// its key or an older delivery of its key is pending.
+	takeSQL = `
+UPDATE gcloop_deliveries d SET
+	state = 'claimed', worker = $2, attempts = attempts + 1,
+	lease_until = now() + $3 * interval '1 microsecond'
+WHERE d.id = $1 AND (d.key = '' OR NOT EXISTS (
+	SELECT 1 FROM gcloop_deliveries o
+	WHERE o.key = d.key AND o.id <> d.id AND o.state IN ('pending', 'claimed')
+		AND (o.state = 'claimed' OR o.seq < d.seq)))
+RETURNING id, event, payload, key, installation, received, attempts`
+)
+
+// Claim implements Store. One transaction in two round trips: the claims
+// whose lease ran out are ended and a candidate is locked (FOR UPDATE SKIP
+// LOCKED); then its key's advisory lock is taken and, in a statement of
+// its own whose snapshot sees every claim of the key committed before the
+// lock was ours, the key is checked again as the candidate is claimed —
+// so two claimers racing for one key cannot both win. A candidate lost
+// that way is passed over for the next.
+func (p *Postgres) Claim(ctx context.Context, worker string, lease time.Duration) (Delivery, bool, error) {
+	if err := p.check(ctx); err != nil {
+		return Delivery{}, false, err
+	}
+	skip := []string{}
+	for {
+		d, ok, lostKey, err := p.claimOnce(ctx, worker, lease, skip)
+		if err != nil {
+			return Delivery{}, false, p.wrap("claim", err)
+		}
+		if lostKey == "" {
+			return d, ok, nil
+		}
+		skip = append(skip, lostKey)
+	}
+}
+
+// claimOnce is one claim transaction; lostKey is the candidate's key when
+// another claim turned out to hold it.
+func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Duration, skip []string) (d Delivery, ok bool, lostKey string, err error) {
+	conn, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return Delivery{}, false, "", err
+	}
+	defer conn.Release()
+	defer func() {
+		// A failed transaction is rolled back; should that fail too, the
+		// pool drops the connection rather than reuse it in a transaction.
+		if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
+			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+
+	var id, key string
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(expireSQL, MaxAttempts)
+	b.Queue(candidateSQL, skip).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&id, &key)
+		if errNoRows(err) {
+			return nil
+		}
+		return err
+	})
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return Delivery{}, false, "", fmt.Errorf("find a pending delivery: %w", err)
+	}
+	if id == "" {
+		_, err := conn.Exec(ctx, "COMMIT")
+		return Delivery{}, false, "", err
+	}
+
+	b = &pgx.Batch{}
+	if key != "" {
+		b.Queue(keyLockSQL, key, keySeed)
+	}
+	b.Queue(takeSQL, id, worker, micros(lease)).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&d.ID, &d.Event, &d.Payload, &d.Key, &d.Installation, &d.Received, &d.Attempts)
+		if errNoRows(err) {
+			return nil
+		}
+		return err
+	})
+	b.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return Delivery{}, false, "", fmt.Errorf("claim %s: %w", id, err)
+	}
+	if d.ID == "" {
+		return Delivery{}, false, key, nil
+	}
+	if len(d.Payload) == 0 {
+		d.Payload = nil
+	}
+	d.Received = d.Received.UTC()
+	return d, true, "", nil
+}
+
+// claimed runs an update of worker's claim of id, in force by the
+// database's clock; no row is ErrLost.
+func (p *Postgres) claimed(ctx context.Context, what, id, worker, set string, args ...any) error {
+	if err := p.check(ctx); err != nil {
+		return err
+	}
+	tag, err := p.pool.Exec(ctx, `
+UPDATE gcloop_deliveries SET `+set+`
+WHERE id = $1 AND worker = $2 AND state = 'claimed' AND lease_until > now()`,
+		append([]any{id, worker}, args...)...)
+	if err != nil {
+		return p.wrap(what+" "+id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrLost
+	}
+	return nil
+}
+
+// Extend implements Store.
+func (p *Postgres) Extend(ctx context.Context, id, worker string, lease time.Duration) error {
+	return p.claimed(ctx, "extend", id, worker,
+		`lease_until = now() + $3 * interval '1 microsecond'`, micros(lease))
+}
+
+// Finish implements Store. A finished delivery keeps its id, for
+// deduplication, but not its payload.
+func (p *Postgres) Finish(ctx context.Context, id, worker, outcome string) error {
+	if err := checkOutcome(id, outcome); err != nil {
+		return err
+	}
+	return p.claimed(ctx, "finish", id, worker,
+		`state = $3, finished = now(), payload = NULL, worker = NULL, lease_until = NULL`, outcome)
+}
+
+// Release implements Store.
+func (p *Postgres) Release(ctx context.Context, id, worker string) error {
+	return p.claimed(ctx, "release", id, worker,
+		`state = 'pending', attempts = attempts - 1, worker = NULL, lease_until = NULL`)
+}
+
+// Pending implements Store. A claim whose lease ran out after its last
+// attempt is failed, so not counted, even before a Claim ends it.
+func (p *Postgres) Pending(ctx context.Context) (int, error) {
+	if err := p.check(ctx); err != nil {
+		return 0, err
+	}
+	var n int
+	err := p.pool.QueryRow(ctx, `
+SELECT count(*) FROM gcloop_deliveries
+WHERE state = 'pending'
+	OR (state = 'claimed' AND (lease_until > now() OR attempts < $1))`, MaxAttempts).Scan(&n)
+	return n, p.wrap("pending", err)
+}

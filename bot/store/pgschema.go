@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// migrations are the schema's versions, in order; a version once released
+// never changes — a change is a new version.
+var migrations = []string{
+	1: `
+CREATE TABLE gcloop_deliveries (
+	id           text PRIMARY KEY,
+	seq          bigint GENERATED ALWAYS AS IDENTITY,
+	event        text NOT NULL,
+	payload      bytea,
+	key          text NOT NULL DEFAULT '',
+	installation bigint NOT NULL DEFAULT 0,
+	received     timestamptz NOT NULL,
+	state        text NOT NULL DEFAULT 'pending'
+	             CHECK (state IN ('pending', 'claimed', 'done', 'ignored', 'failed')),
+	attempts     integer NOT NULL DEFAULT 0,
+	worker       text,
+	lease_until  timestamptz,
+	finished     timestamptz
+);
+CREATE INDEX gcloop_deliveries_pending ON gcloop_deliveries (seq) WHERE state = 'pending';
+CREATE INDEX gcloop_deliveries_open_key ON gcloop_deliveries (key, seq) WHERE state IN ('pending', 'claimed');
+CREATE INDEX gcloop_deliveries_claimed ON gcloop_deliveries (lease_until) WHERE state = 'claimed';
+
+CREATE TABLE gcloop_events (
+	id   bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	time timestamptz NOT NULL,
+	type text NOT NULL,
+	repo text NOT NULL DEFAULT '',
+	pr   integer NOT NULL DEFAULT 0,
+	loop text NOT NULL DEFAULT '',
+	data bytea
+);
+`,
+}
+
+// Advisory lock ids of the store (pg_advisory_xact_lock's one-bigint
+// space): "gcloop" and a number.
+const (
+	lockMigrate int64 = 0x6763_6c6f_6f70_0001
+	lockEvents  int64 = 0x6763_6c6f_6f70_0002
+	// keySeed seeds hashtextextended for the per-key locks.
+	keySeed int64 = 0x6763_6c6f_6f70
+)
+
+// migrate brings the schema to the newest version, in one transaction
+// under an advisory lock, so replicas that start together migrate once.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockMigrate); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS gcloop_schema_migrations (
+	version integer PRIMARY KEY,
+	applied timestamptz NOT NULL DEFAULT now()
+)`); err != nil {
+			return fmt.Errorf("gcloop_schema_migrations: %w", err)
+		}
+		var have int
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM gcloop_schema_migrations`).Scan(&have); err != nil {
+			return fmt.Errorf("schema version: %w", err)
+		}
+		// A newer replica may have migrated further: its versions only
+		// add, so this one runs on.
+		for v := have + 1; v < len(migrations); v++ {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("version %d: %w", v, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO gcloop_schema_migrations (version) VALUES ($1)`, v); err != nil {
+				return fmt.Errorf("version %d: %w", v, err)
+			}
+		}
+		return nil
+	})
+}

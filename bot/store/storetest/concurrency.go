@@ -1,0 +1,145 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gcloop/gcloop/bot/store"
+)
+
+func runConcurrency(t *testing.T, open Open) {
+	t.Run("one delivery added at once by many is added once", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, store.Options{})
+		const adders = 16
+		var added atomic.Int32
+		var wg sync.WaitGroup
+		for range adders {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ok, err := s.Add(context.Background(), delivery("same", "o/r#1"))
+				if err != nil {
+					t.Errorf("Add: %v", err)
+				}
+				if ok {
+					added.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := added.Load(); n != 1 {
+			t.Fatalf("%d of %d Adds of one id reported true; want 1", n, adders)
+		}
+		if n, err := s.Pending(ctxFor(t)); err != nil || n != 1 {
+			t.Fatalf("Pending() = %d, %v; want 1", n, err)
+		}
+	})
+
+	t.Run("many workers: each delivery once, one claim per key, keys in order", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, store.Options{})
+		const keys, perKey, unkeyed, workers = 6, 15, 20, 8
+		order := make(map[string][]string) // key → ids in added order
+		var all []store.Delivery
+		for i := range perKey {
+			for k := range keys {
+				key := fmt.Sprintf("o/r#%d", k)
+				id := fmt.Sprintf("k%d-%02d", k, i)
+				order[key] = append(order[key], id)
+				all = append(all, delivery(id, key))
+			}
+			if i < unkeyed {
+				all = append(all, delivery(fmt.Sprintf("u-%02d", i), ""))
+			}
+		}
+		// Added from several goroutines per key-less part, but each
+		// key's deliveries by one, in order.
+		var wg sync.WaitGroup
+		for _, d := range all {
+			if d.Key == "" {
+				wg.Add(1)
+				go func() { defer wg.Done(); mustAddErr(t, s, d) }()
+			}
+		}
+		for _, d := range all {
+			if d.Key != "" {
+				mustAdd(t, s, d)
+			}
+		}
+		wg.Wait()
+
+		var (
+			mu      sync.Mutex
+			held    = make(map[string]string)   // key → id claimed now
+			claimed = make(map[string][]string) // key → ids in claim order
+			count   = make(map[string]int)      // id → claims
+			done    atomic.Int32
+		)
+		total := int32(len(all))
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				worker := fmt.Sprintf("w%d", w)
+				for done.Load() < total {
+					d, ok, err := s.Claim(context.Background(), worker, Long)
+					if err != nil {
+						t.Errorf("Claim: %v", err)
+						return
+					}
+					if !ok {
+						continue
+					}
+					mu.Lock()
+					count[d.ID]++
+					if d.Key != "" {
+						if other, ok := held[d.Key]; ok {
+							t.Errorf("%s claimed %s while %s holds key %s", worker, d.ID, other, d.Key)
+						}
+						held[d.Key] = d.ID
+						claimed[d.Key] = append(claimed[d.Key], d.ID)
+					}
+					mu.Unlock()
+					// The work: others claim meanwhile. The key is let go
+					// just before Finish, so a second claim of it during
+					// the work is caught (one during Finish is not).
+					runtime.Gosched()
+					mu.Lock()
+					delete(held, d.Key)
+					mu.Unlock()
+					if err := s.Finish(context.Background(), d.ID, worker, store.Done); err != nil {
+						t.Errorf("Finish(%s): %v", d.ID, err)
+						return
+					}
+					done.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, d := range all {
+			if count[d.ID] != 1 {
+				t.Errorf("%s was claimed %d times; want once", d.ID, count[d.ID])
+			}
+		}
+		for key, want := range order {
+			if fmt.Sprint(claimed[key]) != fmt.Sprint(want) {
+				t.Errorf("key %s claimed in the order %v; want %v", key, claimed[key], want)
+			}
+		}
+		if n, err := s.Pending(ctxFor(t)); err != nil || n != 0 {
+			t.Fatalf("Pending() = %d, %v; want 0", n, err)
+		}
+	})
+}
+
+// mustAddErr is mustAdd for other goroutines: it reports, not stops.
+func mustAddErr(t *testing.T, s store.Store, d store.Delivery) {
+	if added, err := s.Add(context.Background(), d); err != nil || !added {
+		t.Errorf("Add(%s) = %v, %v; want true", d.ID, added, err)
+	}
+}
