@@ -148,7 +148,7 @@ func sorted(fs []decide.Finding) []decide.Finding {
 // open, the others folded. Tasks and issues refer to them, never repeat
 // them.
 func (w *writer) findings() {
-	fs := sorted(w.d.Findings)
+	fs := w.sorted
 	if len(fs) == 0 {
 		return
 	}
