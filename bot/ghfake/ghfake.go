@@ -71,6 +71,9 @@ type Request struct {
 	Body      []byte
 	Status    int    // status the fake answered
 	Operation string // operationId matched in the description, "" if none
+	// Arrived is when the request reached the fake, by the real clock
+	// (not SetClock's): the spacing of a client's requests.
+	Arrived time.Time
 }
 
 // FailRule makes matching requests fail. Pattern is "METHOD /path", where
@@ -286,6 +289,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, req *http.Request) {
 	s.requests = append(s.requests, Request{
 		Method: req.Method, Path: path, RawQuery: req.URL.RawQuery,
 		Header: req.Header.Clone(), Body: bytes.Clone(body), Operation: opID,
+		Arrived: time.Now(),
 	})
 	var delay time.Duration
 	for _, d := range s.delays {
