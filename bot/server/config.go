@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/appauth"
 )
@@ -43,6 +44,7 @@ var Vars = []Var{
 	{"GCLOOP_ALLOWED_ORIGINS", "allowed-origins", "more origins that may open the live feed, comma-separated"},
 	{"GCLOOP_STATE_KEY", "state-key", "a key that seals the loop state in report comments"},
 	{"GCLOOP_WORKERS", "workers", "deliveries worked on at once by this replica (default 4)"},
+	{"GCLOOP_LEASE", "lease", "how long a claimed delivery stays a replica's without its heartbeat; then another replica takes it over (default 60s)"},
 }
 
 // DefaultListen is where the bot listens without GCLOOP_LISTEN.
@@ -68,6 +70,7 @@ type Config struct {
 	AllowedOrigins    []string
 	StateKey          string
 	Workers           int
+	Lease             time.Duration // 0: the workers' default
 }
 
 // ConfigErrors are every mistake of a configuration, one line each.
@@ -192,6 +195,14 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 			bad("GCLOOP_WORKERS %q: want a number from 1 to 256", w)
 		} else {
 			c.Workers = n
+		}
+	}
+	if l := v("GCLOOP_LEASE"); l != "" {
+		d, err := time.ParseDuration(l)
+		if err != nil || d < time.Second || d > time.Hour {
+			bad("GCLOOP_LEASE %q: want a duration from 1s to 1h, such as 60s", l)
+		} else {
+			c.Lease = d
 		}
 	}
 	if len(errs) > 0 {

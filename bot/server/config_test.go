@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 var testKeyPEM = sync.OnceValue(func() string {
@@ -61,9 +62,9 @@ func TestGather(t *testing.T) {
 		{"an App with the key inline", map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_APP_ID": "7", "GCLOOP_APP_PRIVATE_KEY": key}, nil, nil},
 		{"every optional setting", with(tokenMode, "GCLOOP_LISTEN", "127.0.0.1:0", "GITHUB_API_URL", "https://ghe.example.com/api/v3",
 			"GCLOOP_DATABASE_URL", "postgres://u@db/gcloop", "GCLOOP_OAUTH_CLIENT_ID", "Iv1.x", "GCLOOP_OAUTH_CLIENT_SECRET", "y",
-			"GCLOOP_PUBLIC_URL", "https://gcloop.example.com", "GCLOOP_ALLOWED_ORIGINS", " https://a.example , b.example:8443,", "GCLOOP_WORKERS", "8"),
+			"GCLOOP_PUBLIC_URL", "https://gcloop.example.com", "GCLOOP_ALLOWED_ORIGINS", " https://a.example , b.example:8443,", "GCLOOP_WORKERS", "8", "GCLOOP_LEASE", "90s"),
 			nil, func(t *testing.T, c *Config) {
-				if len(c.AllowedOrigins) != 2 || c.AllowedOrigins[1] != "b.example:8443" || c.Workers != 8 || c.DatabaseURL == "" {
+				if len(c.AllowedOrigins) != 2 || c.AllowedOrigins[1] != "b.example:8443" || c.Workers != 8 || c.DatabaseURL == "" || c.Lease != 90*time.Second {
 					t.Errorf("config = %+v", c)
 				}
 			}},
@@ -86,6 +87,8 @@ func TestGather(t *testing.T) {
 		{"an OAuth id without its secret", with(tokenMode, "GCLOOP_OAUTH_CLIENT_ID", "x", "GCLOOP_PUBLIC_URL", "https://x.example"), []string{"go together"}, nil},
 		{"OAuth without a public URL", with(tokenMode, "GCLOOP_OAUTH_CLIENT_ID", "x", "GCLOOP_OAUTH_CLIENT_SECRET", "y"), []string{"GCLOOP_PUBLIC_URL is not set"}, nil},
 		{"a public URL that is not one", with(tokenMode, "GCLOOP_PUBLIC_URL", "/bot"), []string{`GCLOOP_PUBLIC_URL "/bot"`}, nil},
+		{"a lease too short", with(tokenMode, "GCLOOP_LEASE", "10ms"), []string{`GCLOOP_LEASE "10ms": want a duration from 1s to 1h`}, nil},
+		{"a lease without a unit", with(tokenMode, "GCLOOP_LEASE", "60"), []string{`GCLOOP_LEASE "60"`}, nil},
 		{"zero workers", with(tokenMode, "GCLOOP_WORKERS", "0"), []string{`GCLOOP_WORKERS "0": want a number from 1 to 256`}, nil},
 	}
 	for _, tt := range tests {

@@ -2,12 +2,16 @@ package server
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/gcloop/gcloop/bot/store"
 )
 
-// openPostgres opens the store shared by replicas.
+// openPostgres opens the store shared by replicas, migrating its schema.
 func openPostgres(ctx context.Context, url string) (store.Store, error) {
-	return nil, errors.New("GCLOOP_DATABASE_URL: this build has no PostgreSQL store; leave it empty for the in-memory store")
+	st, err := store.OpenPostgres(ctx, url, store.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("GCLOOP_DATABASE_URL: %w", err)
+	}
+	return st, nil
 }

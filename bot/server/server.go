@@ -61,6 +61,9 @@ type part struct {
 	name     string
 	start    func(ctx context.Context) // ctx ends at shutdown
 	shutdown func(ctx context.Context) error
+	// handsBack: an error of shutdown says what was handed back
+	// unfinished, which is part of a clean shutdown.
+	handsBack bool
 }
 
 // New assembles the bot from cfg: it opens the store and asks GitHub who
@@ -219,7 +222,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := p.shutdown(sctx); err != nil {
+			err := p.shutdown(sctx)
+			switch {
+			case err != nil && p.handsBack:
+				s.log.Info("handed back unfinished work", "part", p.name, "detail", err.Error())
+			case err != nil:
 				errs[i+1] = fmt.Errorf("%s: %w", p.name, err)
 			}
 		}()
@@ -229,13 +236,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("store: %w", err))
 	}
-	err := errors.Join(errs...)
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(serveErr, err)
-	}
-	if err != nil {
+	if err := errors.Join(errs...); err != nil {
 		s.log.Error("shutdown", "error", err.Error())
-		return err
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		// The server stopped on its own: that is a failure, whatever the
+		// shutdown did.
+		return fmt.Errorf("serve: %w", serveErr)
 	}
 	s.log.Info("stopped")
 	return nil
