@@ -168,6 +168,11 @@ func TestPostgresListenerCatchesUpAfterItsConnectionDies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Subscribe returns once the store's listener listens: the writer's
+	// too, so that both are there to be killed.
+	if _, err := writer.Subscribe(ctx); err != nil {
+		t.Fatal(err)
+	}
 	var want []int64
 	appendSome := func(n int) {
 		for range n {
