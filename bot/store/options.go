@@ -22,7 +22,7 @@ type Options struct {
 
 	// Seen is how many finished deliveries Memory remembers, newest
 	// first, to refuse their redelivery; 0 is DefaultSeen. Postgres
-	// remembers every delivery.
+	// remembers them for Forget instead.
 	Seen int
 
 	// Log receives what a store does on its own, such as Postgres

@@ -41,6 +41,9 @@ CREATE TABLE gcloop_events (
 	data bytea
 );
 `,
+	2: `
+CREATE INDEX gcloop_deliveries_finished ON gcloop_deliveries (finished) WHERE finished IS NOT NULL;
+`,
 }
 
 // Advisory lock ids of the store (pg_advisory_xact_lock's one-bigint

@@ -16,7 +16,8 @@ import (
 // PostgreSQL database: deliveries deduplicated by a unique id, a queue
 // claimed with FOR UPDATE SKIP LOCKED and serialized per key with advisory
 // locks, leases on the database's clock, and an event log fanned out to
-// every replica with LISTEN/NOTIFY. Open it with OpenPostgres.
+// every replica with LISTEN/NOTIFY. A finished delivery keeps its id, for
+// Forget, but not its payload. Open it with OpenPostgres.
 type Postgres struct {
 	opts   Options
 	pool   *pgxpool.Pool
@@ -26,6 +27,7 @@ type Postgres struct {
 
 	stop       context.CancelFunc // ends the listener
 	listenDone chan struct{}      // closed when the listener returned
+	pruneDone  chan struct{}      // closed when pruneLoop returned
 	ready      chan struct{}      // closed once the listener listens
 	readyOnce  sync.Once
 	closeOnce  sync.Once
@@ -62,9 +64,11 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Postgres, err
 		hub:        newHub(opts.Buffer),
 		stop:       stop,
 		listenDone: make(chan struct{}),
+		pruneDone:  make(chan struct{}),
 		ready:      make(chan struct{}),
 	}
 	go p.listenLoop(lctx)
+	go p.pruneLoop(lctx)
 	return p, nil
 }
 
@@ -112,6 +116,7 @@ func (p *Postgres) Close() error {
 		p.closed.Store(true)
 		p.stop()
 		<-p.listenDone
+		<-p.pruneDone
 		p.hub.close()
 		p.pool.Close()
 	})

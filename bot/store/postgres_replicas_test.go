@@ -59,8 +59,8 @@ func query[T any](t *testing.T, url, sql string, args ...any) T {
 func TestPostgresReplicasStartingTogetherMigrateOnce(t *testing.T) {
 	t.Parallel()
 	url, rs := replicas(t, 4, store.Options{})
-	if n := query[int](t, url, `SELECT count(*) FROM gcloop_schema_migrations`); n != 1 {
-		t.Fatalf("gcloop_schema_migrations has %d rows; want 1", n)
+	if n := query[int](t, url, `SELECT count(*) FROM gcloop_schema_migrations`); n != store.SchemaVersion {
+		t.Fatalf("gcloop_schema_migrations has %d rows; want %d", n, store.SchemaVersion)
 	}
 	rs[0].Close()
 	again := openPostgres(t, url, store.Options{}) // migrated: nothing to do
@@ -166,6 +166,11 @@ func TestPostgresListenerCatchesUpAfterItsConnectionDies(t *testing.T) {
 	writer, reader := rs[0], rs[1]
 	ch, err := reader.Subscribe(ctx)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Subscribe returns once the store's listener listens: the writer's
+	// too, so that both are there to be killed.
+	if _, err := writer.Subscribe(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var want []int64

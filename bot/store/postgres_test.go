@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/store/storetest"
@@ -60,5 +61,44 @@ func TestOpenPostgresSaysWhichDatabaseFailed(t *testing.T) {
 				t.Fatalf("OpenPostgres = %v; want %q in it and no password", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestPostgresForgetsDeliveriesFinishedLongAgo(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	s := openPostgres(t, url, store.Options{})
+	ctx := context.Background()
+	for _, id := range []string{"old", "recent", "pending", "claimed"} {
+		if _, err := s.Add(ctx, store.Delivery{ID: id, Event: "ping"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"old", "recent"} {
+		d, _, err := s.Claim(ctx, "w", time.Minute)
+		if err != nil || d.ID != id {
+			t.Fatalf("Claim = %s, %v; want %s", d.ID, err, id)
+		}
+		if err := s.Finish(ctx, id, "w", store.Done); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := s.Claim(ctx, "w", time.Minute); err != nil { // one claimed, one pending
+		t.Fatal(err)
+	}
+	query[int](t, url, `WITH u AS (UPDATE gcloop_deliveries SET finished = now() - $1 * interval '1 microsecond'
+		WHERE id = 'old' RETURNING 1) SELECT count(*) FROM u`, (store.Forget + time.Hour).Microseconds())
+	n, err := s.Prune(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("Prune = %d, %v; want 1", n, err)
+	}
+	tests := []struct {
+		id    string
+		added bool
+	}{{"old", true}, {"recent", false}, {"pending", false}, {"claimed", false}}
+	for _, tt := range tests {
+		if added, err := s.Add(ctx, store.Delivery{ID: tt.id, Event: "ping"}); err != nil || added != tt.added {
+			t.Errorf("Add(%s) after Prune = %v, %v; want %v", tt.id, added, err, tt.added)
+		}
 	}
 }

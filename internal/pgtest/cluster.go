@@ -117,6 +117,7 @@ func (c *Cluster) serve(ctx context.Context, bin, data string, cred *syscall.Cre
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=500", "-c", "shared_buffers=64MB",
+		"-c", "max_wal_size=128MB", "-c", "min_wal_size=32MB",
 		"-c", "log_min_messages=warning", "-c", "log_min_error_statement=panic")
 	// The server as a child that dies with this process, also when it is
 	// killed: SIGQUIT is PostgreSQL's immediate shutdown.
@@ -235,11 +236,11 @@ func credential(name string) (*syscall.Credential, error) {
 }
 
 // tempDir makes the cluster's directory, owned by the server's user: in
-// memory (/dev/shm) when the machine has it, as the cluster holds nothing
-// worth a disk write, else in the temporary directory.
+// memory (/dev/shm) when the machine has room there, as the cluster holds
+// nothing worth a disk write, else in the temporary directory.
 func tempDir(cred *syscall.Credential) (string, error) {
 	base := os.TempDir()
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && fi.Mode().Perm()&0o777 == 0o777 {
+	if roomy("/dev/shm") {
 		base = "/dev/shm"
 	} else if cred != nil {
 		// The server's user must reach it.
@@ -273,6 +274,24 @@ func childEnv(dir string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+dir, "LC_ALL=C")
+}
+
+// shmNeed is the room /dev/shm must have for a cluster: containers often
+// get 64 MiB only, less than one cluster's databases and WAL.
+const shmNeed = 2 << 30
+
+// roomy reports whether dir is a directory anyone may write with shmNeed
+// bytes free.
+func roomy(dir string) bool {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o777 != 0o777 {
+		return false
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return false
+	}
+	return st.Bavail*uint64(st.Bsize) >= shmNeed
 }
 
 // staleAge is how old a cluster's directory without a running server must

@@ -8,7 +8,8 @@
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 //
 // When no server can be started, tests that ask for a database are
-// skipped, with the reason — unless CI=true, where they fail.
+// skipped, with the reason — unless CI=true, where they fail. PGTEST_BIN_DIR
+// picks the server's programs when the machine has several versions.
 package pgtest
 
 import (
@@ -60,7 +61,7 @@ func URL(t testing.TB) string {
 	once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		shared, startErr = Start(ctx, Config{})
+		shared, startErr = Start(ctx, Config{BinDir: os.Getenv(BinDirEnv)})
 	})
 	if startErr != nil {
 		if os.Getenv("CI") == "true" {
@@ -84,6 +85,11 @@ func URL(t testing.TB) string {
 	})
 	return url
 }
+
+// BinDirEnv names the environment variable that, when set, is the
+// directory of the server's programs (initdb, postgres) instead of the
+// ones found on the machine.
+const BinDirEnv = "PGTEST_BIN_DIR"
 
 // startTimeout bounds initdb and the server's start.
 const startTimeout = 2 * time.Minute

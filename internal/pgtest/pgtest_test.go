@@ -2,6 +2,8 @@ package pgtest_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -54,4 +56,45 @@ func TestStartWithoutTheServerProgramsSaysWhichFailed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "initdb") {
 		t.Fatalf("Start without programs = %v; want an error naming initdb", err)
 	}
+}
+
+// TestWithoutAServerTestsSkipOrFailUnderCI runs this binary again with no
+// server programs to find, once as on a laptop and once under CI=true.
+func TestWithoutAServerTestsSkipOrFailUnderCI(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("PGTEST_HELPER") == "1" {
+		t.Skip("the helper's own run")
+	}
+	tests := []struct {
+		name   string
+		ci     string
+		fails  bool
+		output string
+	}{
+		{"skipped outside CI", "", false, "--- SKIP: TestHelperAsksForADatabase"},
+		{"failed under CI=true", "true", true, "CI=true, so this fails rather than skips"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAsksForADatabase$", "-test.v")
+			cmd.Env = append(os.Environ(), "PGTEST_HELPER=1", pgtest.BinDirEnv+"="+t.TempDir(), "CI="+tt.ci)
+			out, err := cmd.CombinedOutput()
+			if failed := err != nil; failed != tt.fails {
+				t.Fatalf("helper failed: %v; want %v\n%s", err, tt.fails, out)
+			}
+			if !strings.Contains(string(out), tt.output) {
+				t.Fatalf("helper's output lacks %q:\n%s", tt.output, out)
+			}
+		})
+	}
+}
+
+// TestHelperAsksForADatabase is run by the test above.
+func TestHelperAsksForADatabase(t *testing.T) {
+	if os.Getenv("PGTEST_HELPER") != "1" {
+		t.Skip("run by TestWithoutAServerTestsSkipOrFailUnderCI")
+	}
+	pgtest.URL(t)
+	t.Fatal("URL returned without a server")
 }

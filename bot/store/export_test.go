@@ -1,0 +1,12 @@
+package store
+
+import "context"
+
+// SchemaVersion is the newest version of Postgres's schema.
+var SchemaVersion = len(migrations) - 1
+
+// Prune runs the forgetting of old finished deliveries now.
+func (p *Postgres) Prune(ctx context.Context) (int64, error) { return p.prune(ctx) }
+
+// KeySeed seeds the hash of a key's advisory lock.
+const KeySeed = keySeed
