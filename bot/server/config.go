@@ -177,6 +177,9 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 			bad("GCLOOP_PUBLIC_URL %q: %v", c.PublicURL, err)
 		}
 	}
+	if c.DashboardToken != "" && len(c.DashboardToken) < 16 {
+		bad("GCLOOP_DASHBOARD_TOKEN is too short: want at least 16 characters")
+	}
 	switch {
 	case (c.OAuthClientID == "") != (c.OAuthClientSecret == ""):
 		bad("GCLOOP_OAUTH_CLIENT_ID and GCLOOP_OAUTH_CLIENT_SECRET go together: set both or neither")

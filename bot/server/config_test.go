@@ -89,6 +89,7 @@ func TestGather(t *testing.T) {
 		{"a public URL that is not one", with(tokenMode, "GCLOOP_PUBLIC_URL", "/bot"), []string{`GCLOOP_PUBLIC_URL "/bot"`}, nil},
 		{"a lease too short", with(tokenMode, "GCLOOP_LEASE", "10ms"), []string{`GCLOOP_LEASE "10ms": want a duration from 1s to 1h`}, nil},
 		{"a lease without a unit", with(tokenMode, "GCLOOP_LEASE", "60"), []string{`GCLOOP_LEASE "60"`}, nil},
+		{"a short dashboard token", with(tokenMode, "GCLOOP_DASHBOARD_TOKEN", "secret"), []string{"GCLOOP_DASHBOARD_TOKEN is too short"}, nil},
 		{"zero workers", with(tokenMode, "GCLOOP_WORKERS", "0"), []string{`GCLOOP_WORKERS "0": want a number from 1 to 256`}, nil},
 	}
 	for _, tt := range tests {

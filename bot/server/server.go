@@ -53,6 +53,7 @@ type Server struct {
 	mux      *http.ServeMux
 	draining atomic.Bool
 	parts    []part
+	access   string // who may look: access.ModeOAuth, ModeToken or ModeLoopback
 }
 
 // part is a component with a life of its own: started before the server
@@ -193,7 +194,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	s.log.Info("gcloop bot listening", "addr", ln.Addr().String(), "login", s.login, "app", s.cfg.App(),
-		"store", storeKind(s.cfg), "workers", s.cfg.Workers)
+		"store", storeKind(s.cfg), "workers", s.cfg.Workers, "dashboard", s.access)
 	if s.opts.Listening != nil {
 		s.opts.Listening(ln.Addr())
 	}
