@@ -70,7 +70,11 @@ func TestGather(t *testing.T) {
 			}},
 		{"no secret", with(tokenMode, "GCLOOP_WEBHOOK_SECRET", ""), []string{"GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start"}, nil},
 		{"nothing at all", map[string]string{}, []string{"GCLOOP_WEBHOOK_SECRET is not set", "no GitHub credentials"}, nil},
-		{"a token without its repository", with(tokenMode, "GCLOOP_REPOSITORY", ""), []string{"GCLOOP_REPOSITORY is not set"}, nil},
+		{"a token without a repository serves any", with(tokenMode, "GCLOOP_REPOSITORY", ""), nil, func(t *testing.T, c *Config) {
+			if c.Repository != "" || c.Token != "ghp_x" {
+				t.Errorf("config = %+v", c)
+			}
+		}},
 		{"a repository that is not owner/name", with(tokenMode, "GCLOOP_REPOSITORY", "shop"), []string{`GCLOOP_REPOSITORY "shop": want owner/name`}, nil},
 		{"an App and a token", with(appMode, "GCLOOP_TOKEN", "t"), []string{"both set"}, nil},
 		{"an App id that is not a number", with(appMode, "GCLOOP_APP_ID", "my-app"), []string{`GCLOOP_APP_ID "my-app": want the App's numeric id`}, nil},
