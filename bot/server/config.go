@@ -32,7 +32,7 @@ var Vars = []Var{
 	{"GCLOOP_APP_ID", "app-id", "the GitHub App's id"},
 	{"GCLOOP_APP_PRIVATE_KEY", "app-private-key", "the App's private key (PEM)"},
 	{"GCLOOP_APP_PRIVATE_KEY_FILE", "app-private-key-file", "a file holding the App's private key"},
-	{"GCLOOP_TOKEN", "token", "a token for one repository, instead of an App"},
+	{"GCLOOP_TOKEN", "token", "a personal or fine-grained token, instead of an App"},
 	{"GCLOOP_REPOSITORY", "repository", "the one repository (owner/name) the token serves; deliveries of others are ignored"},
 	{"GITHUB_API_URL", "github-api-url", "GitHub's REST API (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3)"},
 	{"GCLOOP_LISTEN", "listen", "the address to listen on (default :8080)"},

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
@@ -120,4 +121,28 @@ func TestGather(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzGather: any values of the settings give a configuration or errors,
+// never a panic, and every error is one line.
+func FuzzGather(f *testing.F) {
+	f.Add("s", "123", "", "ghp_x", "octo/shop", ":8080", "https://api.github.com", "postgres://db/x", "60s", "4")
+	f.Add("", "x", "-----BEGIN RSA PRIVATE KEY-----\n", "", "a/b/c", "host", "ftp://x", "mysql://", "1ns", "-1")
+	f.Fuzz(func(t *testing.T, secret, appID, key, token, repo, listen, api, db, lease, workers string) {
+		env := map[string]string{"GCLOOP_WEBHOOK_SECRET": secret, "GCLOOP_APP_ID": appID, "GCLOOP_APP_PRIVATE_KEY": key,
+			"GCLOOP_TOKEN": token, "GCLOOP_REPOSITORY": repo, "GCLOOP_LISTEN": listen, "GITHUB_API_URL": api,
+			"GCLOOP_DATABASE_URL": db, "GCLOOP_LEASE": lease, "GCLOOP_WORKERS": workers}
+		c, err := Gather(func(k string) string { return env[k] }, func(string) ([]byte, error) { return nil, fs.ErrNotExist })
+		if (c == nil) == (err == nil) {
+			t.Fatalf("Gather = %v, %v: want a configuration or an error", c, err)
+		}
+		var ce ConfigErrors
+		if err != nil && errors.As(err, &ce) {
+			for _, e := range ce {
+				if strings.ContainsAny(e.Error(), "\n\r") && !strings.ContainsAny(fmt.Sprint(env), "\n\r") {
+					t.Errorf("error %q spans lines", e)
+				}
+			}
+		}
+	})
 }
