@@ -265,3 +265,31 @@ func TestWebURL(t *testing.T) {
 		}
 	}
 }
+
+func TestReadyzOnGitHubsAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		status int // GitHub's answer to the check; 0: fine
+		want   int
+	}{
+		{"GitHub accepts the credentials", 0, 200},
+		{"GitHub refuses the credentials", 401, 503},
+		{"GitHub is down: deliveries are still accepted", 502, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			gh := ghfake.New(t)
+			s := tokenServer(t, gh)
+			if tt.status != 0 {
+				gh.Fail(ghfake.FailRule{Pattern: "GET /rate_limit", Status: tt.status})
+			}
+			base, stop := serve(t, s)
+			defer stop()
+			if status, body := get(t, base+"/readyz"); status != tt.want {
+				t.Errorf("/readyz = %d %s, want %d", status, body, tt.want)
+			}
+		})
+	}
+}
