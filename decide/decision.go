@@ -58,6 +58,9 @@ type Decision struct {
 	MaxRounds int // effective cap, including granted extra rounds
 	Score     *float64
 	Signal    string
+	// Threshold is the review score at or above which a review converges
+	// (review loop only; nil elsewhere).
+	Threshold *float64
 	Counts    Counts
 	Coverage  *float64 // percent, coverage loop only
 	PassRate  *float64 // 0–1, coverage loop only
@@ -87,6 +90,12 @@ type Decision struct {
 	Checks []Check
 	// Failures are the failing tests of a coverage round.
 	Failures []TestCase
+	// Files is the per-file coverage of a coverage round, as read.
+	Files []FileCoverage
+	// PrevFiles is the per-file coverage of round PrevFilesRound, the
+	// newest earlier round that kept one (State.FilesBefore); nil when none.
+	PrevFiles      []FileCoverage
+	PrevFilesRound int
 	// NextSteps are the ways on, one line each (commands after an
 	// escalation, what the next round must do after a fix).
 	NextSteps []string

@@ -1,6 +1,7 @@
 // Package decide holds the critic's judgment: the evidence model of the five
-// generator–critic loops, their decision rules, the round state and the
-// report. It is pure: it imports only the standard library, opens no files,
+// generator–critic loops, their decision rules and the round state. How a
+// decision looks on GitHub (the report, its Markdown and the comment that
+// carries the state) belongs to bot/report. It is pure: it imports only the standard library, opens no files,
 // reads no environment and no clock.
 package decide
 

@@ -28,6 +28,9 @@ func decideCoverage(in Input, d *Decision) error {
 
 	cov := coveragePercent(e.Coverage)
 	d.Coverage = cov
+	if e.Coverage != nil {
+		d.Files = e.Coverage.Files
+	}
 	t := e.Tests
 	d.PassRate = t.Rate()
 	if d.PassRate != nil {

@@ -31,6 +31,7 @@ func decideReview(in Input, d *Decision) error {
 	}
 	d.Prose = rf.Summary
 	thr := in.Config.Threshold
+	d.Threshold = ptr(thr)
 	c := d.Counts
 
 	var score float64

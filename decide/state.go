@@ -1,12 +1,12 @@
 package decide
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 )
@@ -80,6 +80,62 @@ type State struct {
 	// starts a new round even on the same head sha.
 	NewRound bool          `json:"new_round,omitempty"`
 	Rounds   []RoundRecord `json:"rounds"`
+	// Files is the per-file coverage of the latest rounds of a coverage
+	// loop (at most two: the newest and the one before it), so that a
+	// report can show what changed per file since the previous round.
+	Files []RoundFiles `json:"files,omitempty"`
+}
+
+// RoundFiles is the per-file coverage of one round: path → [covered
+// lines, total lines].
+type RoundFiles struct {
+	N     int                 `json:"n"`
+	Files map[string][2]int64 `json:"files"`
+}
+
+// RecordFiles keeps the per-file coverage of round n: it replaces an
+// earlier entry of round n (a re-run), drops entries of later rounds and
+// keeps only the newest entry before n. No files drop round n's entry.
+func (s *State) RecordFiles(n int, files []FileCoverage) {
+	var before *RoundFiles
+	for i := range s.Files {
+		if f := &s.Files[i]; f.N < n && (before == nil || f.N > before.N) {
+			before = f
+		}
+	}
+	var kept []RoundFiles
+	if before != nil {
+		kept = append(kept, *before)
+	}
+	if len(files) > 0 {
+		m := make(map[string][2]int64, len(files))
+		for _, f := range files {
+			m[f.Path] = [2]int64{f.Covered, f.Total}
+		}
+		kept = append(kept, RoundFiles{N: n, Files: m})
+	}
+	s.Files = kept
+}
+
+// FilesBefore returns the per-file coverage of the newest round before n
+// that kept one, sorted by path, and that round's number; nil and 0 when
+// there is none.
+func (s *State) FilesBefore(n int) ([]FileCoverage, int) {
+	var best *RoundFiles
+	for i := range s.Files {
+		if f := &s.Files[i]; f.N < n && (best == nil || f.N > best.N) {
+			best = f
+		}
+	}
+	if best == nil {
+		return nil, 0
+	}
+	out := make([]FileCoverage, 0, len(best.Files))
+	for p, c := range best.Files {
+		out = append(out, FileCoverage{Path: p, Covered: c[0], Total: c[1]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, best.N
 }
 
 // NewState returns the empty state of a loop.
@@ -197,56 +253,6 @@ func (s *State) Encode(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(s)
 }
-
-// markerRE matches a state marker: <!-- gcloop:state <id> <base64url> -->,
-// optionally with a signature field before the end (<!-- gcloop:state <id>
-// <base64url> <signature> -->, see bot/publish), which decoding ignores.
-var markerRE = regexp.MustCompile(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-Za-z0-9_-]*={0,2})(?: [A-Za-z0-9_-]{1,100})? -->`)
-
-// Marker renders the hidden HTML comment that carries the state.
-func (s *State) Marker() (string, error) {
-	if !ValidID(s.ID) {
-		return "", fmt.Errorf("state marker: id %q: %s", s.ID, IDRule)
-	}
-	data, err := json.Marshal(s)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("<!-- gcloop:state %s %s -->", s.ID, base64.RawURLEncoding.EncodeToString(data)), nil
-}
-
-// ErrNoMarker means a text holds no state marker for the loop id.
-var ErrNoMarker = errors.New("no state marker")
-
-// ParseMarker finds the state marker of loop id in a comment body and
-// decodes it. It returns ErrNoMarker when there is none, and another error
-// when the marker is there but corrupt.
-func ParseMarker(body, id string) (*State, error) {
-	if !ValidID(id) {
-		return nil, fmt.Errorf("state marker of %q: loop id %s", id, IDRule)
-	}
-	for _, m := range markerRE.FindAllStringSubmatch(body, -1) {
-		if m[1] != id {
-			continue
-		}
-		data, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(m[2], "="))
-		if err != nil {
-			return nil, fmt.Errorf("state marker of %q: bad base64: %w", id, err)
-		}
-		s, err := DecodeState(strings.NewReader(string(data)))
-		if err != nil {
-			return nil, fmt.Errorf("state marker of %q: %w", id, err)
-		}
-		if s.ID != id {
-			return nil, fmt.Errorf("state marker of %q holds the state of %q", id, s.ID)
-		}
-		return s, nil
-	}
-	return nil, ErrNoMarker
-}
-
-// HasMarker reports whether body holds any gcloop state marker.
-func HasMarker(body string) bool { return markerRE.MatchString(body) }
 
 var idRE = regexp.MustCompile(`^` + IDSyntax + `$`)
 

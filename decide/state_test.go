@@ -1,12 +1,9 @@
 package decide
 
 import (
-	"errors"
+	"github.com/google/go-cmp/cmp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestStateNext(t *testing.T) {
@@ -51,88 +48,12 @@ func TestStateRecordReplacesARerun(t *testing.T) {
 	}
 }
 
-func TestStateMarkerRoundTrip(t *testing.T) {
-	t.Parallel()
-	st := NewState(Coverage, "cov-l1", 3)
-	st.Grants = append(st.Grants, Grant{By: "octocat", At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
-	st.Record(RoundRecord{N: 1, SHA: "abc", Decision: Fix, Verdict: "FIX", Coverage: f64(61.5),
-		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Fingerprints: []string{"f1"}, Tasks: []string{}, Issues: []int{7}})
-	m, err := st.Marker()
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := "# report\n\nsome text\n" + m + "\n"
-	got, err := ParseMarker(body, "cov-l1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(st, got); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
-	if _, err := ParseMarker(body, "review"); !errors.Is(err, ErrNoMarker) {
-		t.Errorf("other id: err = %v, want ErrNoMarker", err)
-	}
-}
-
-func TestParseMarkerReadsASignedMarker(t *testing.T) {
-	t.Parallel()
-	st := NewState(Review, "review", 3)
-	m, err := st.Marker()
-	if err != nil {
-		t.Fatal(err)
-	}
-	signed := strings.TrimSuffix(m, " -->") + " hmac-c2lnbmF0dXJl -->"
-	got, err := ParseMarker("report\n"+signed+"\n", "review")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(st, got); diff != "" {
-		t.Errorf("signed marker (-want +got):\n%s", diff)
-	}
-}
-
-func TestCorruptStateMarkers(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, body, wantErr string
-	}{
-		{"bad base64", "<!-- gcloop:state review ab$c -->", "no state marker"},
-		{"not JSON", "<!-- gcloop:state review bm90IGpzb24 -->", "not valid JSON"},
-		{"wrong schema", "<!-- gcloop:state review eyJzY2hlbWEiOiJ4In0 -->", "schema"},
-		{"unknown field", "<!-- gcloop:state review eyJzY2hlbWEiOiJnY2xvb3Avc3RhdGUvdjEiLCJ4IjoxfQ -->", "unknown field"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := ParseMarker(tt.body, "review")
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("err = %v, want one containing %q", err, tt.wantErr)
-			}
-		})
-	}
-}
-
 func TestDecodeStateRejectsRoundsOutOfOrder(t *testing.T) {
 	t.Parallel()
 	_, err := DecodeState(strings.NewReader(`{"schema":"gcloop/state/v1","loop":"review","id":"review","rounds":[{"n":2},{"n":1}]}`))
 	if err == nil || !strings.Contains(err.Error(), "n=1 after n=2") {
 		t.Errorf("err = %v", err)
 	}
-}
-
-func FuzzParseMarker(f *testing.F) {
-	st := NewState(Review, "review", 3)
-	st.Record(RoundRecord{N: 1, SHA: "abc", Decision: Fix})
-	m, _ := st.Marker()
-	f.Add(m)
-	f.Add("<!-- gcloop:state review e30 -->")
-	f.Add("<!-- gcloop:state review eyJzY2hlbWEiOiJnY2xvb3Avc3RhdGUvdjEiLCJsb29wIjoicmV2aWV3In0 -->")
-	f.Fuzz(func(t *testing.T, body string) {
-		st, err := ParseMarker(body, "review")
-		if err == nil && st == nil {
-			t.Fatal("nil state without error")
-		}
-	})
 }
 
 func TestStateRetryStartsANewRoundOnTheSameSha(t *testing.T) {
@@ -175,5 +96,43 @@ func TestSuperseded(t *testing.T) {
 	}
 	if (&State{Rounds: []RoundRecord{{N: 1, SHA: "a"}}}).Superseded(5, 2) {
 		t.Error("a state without run ids superseded a run")
+	}
+}
+
+func TestStateRecordFiles(t *testing.T) {
+	t.Parallel()
+	a := []FileCoverage{{Path: "b.go", Covered: 1, Total: 2}, {Path: "a.go", Covered: 3, Total: 4}}
+	b := []FileCoverage{{Path: "a.go", Covered: 4, Total: 4}}
+	tests := []struct {
+		name     string
+		record   func(s *State)
+		before   int
+		want     []FileCoverage
+		wantFrom int
+		kept     int
+	}{
+		{"no files recorded gives none", func(s *State) {}, 2, nil, 0, 0},
+		{"the previous round's files, sorted by path", func(s *State) { s.RecordFiles(1, a) }, 2,
+			[]FileCoverage{{Path: "a.go", Covered: 3, Total: 4}, {Path: "b.go", Covered: 1, Total: 2}}, 1, 1},
+		{"a re-run of round 2 still compares with round 1", func(s *State) { s.RecordFiles(1, a); s.RecordFiles(2, b); s.RecordFiles(2, b) }, 2,
+			[]FileCoverage{{Path: "a.go", Covered: 3, Total: 4}, {Path: "b.go", Covered: 1, Total: 2}}, 1, 2},
+		{"only the newest round before is kept", func(s *State) { s.RecordFiles(1, a); s.RecordFiles(2, b); s.RecordFiles(3, a) }, 3, b, 2, 2},
+		{"a round without files drops its entry", func(s *State) { s.RecordFiles(1, a); s.RecordFiles(2, b); s.RecordFiles(2, nil) }, 3,
+			[]FileCoverage{{Path: "a.go", Covered: 3, Total: 4}, {Path: "b.go", Covered: 1, Total: 2}}, 1, 1},
+		{"a later round recorded again drops the rounds after it", func(s *State) { s.RecordFiles(1, a); s.RecordFiles(3, b); s.RecordFiles(2, b) }, 3, b, 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewState(Coverage, "coverage", 3)
+			tt.record(s)
+			got, from := s.FilesBefore(tt.before)
+			if diff := cmp.Diff(tt.want, got); diff != "" || from != tt.wantFrom {
+				t.Errorf("FilesBefore(%d) = round %d (-want +got):\n%s", tt.before, from, diff)
+			}
+			if len(s.Files) != tt.kept {
+				t.Errorf("kept %d entries, want %d", len(s.Files), tt.kept)
+			}
+		})
 	}
 }

@@ -64,7 +64,8 @@ type Config struct {
 	// must see private repositories).
 	Scopes []string
 	// WebURL is GitHub's web root, where users log in; default
-	// https://github.com (GitHub Enterprise: https://ghe.example.com).
+	// https://github.com, or https://ghe.example.com for an APIURL of
+	// https://ghe.example.com/api/v3 (GitHub Enterprise Server).
 	WebURL string
 	// APIURL is GitHub's REST root (GITHUB_API_URL); default
 	// https://api.github.com.
@@ -128,7 +129,7 @@ func New(c Config) (*Guard, error) {
 		if g.public == nil {
 			return nil, errors.New("access: OAuth needs the public URL (for the callback address)")
 		}
-		web := strings.TrimSuffix(orDefault(c.WebURL, "https://github.com"), "/")
+		web := strings.TrimSuffix(orDefault(c.WebURL, webFromAPI(c.APIURL)), "/")
 		if u, err := url.Parse(web); err != nil || u.Host == "" {
 			return nil, fmt.Errorf("access: GitHub web URL %q: want https://host", web)
 		}
@@ -159,6 +160,16 @@ func New(c Config) (*Guard, error) {
 
 // Mode is ModeOAuth, ModeToken or ModeLoopback.
 func (g *Guard) Mode() string { return g.mode }
+
+// webFromAPI is the web root of a REST root: GitHub Enterprise Server's
+// REST API lives under /api/v3 of its web host.
+func webFromAPI(api string) string {
+	api = strings.TrimSuffix(api, "/")
+	if strings.HasSuffix(api, "/api/v3") {
+		return strings.TrimSuffix(api, "/api/v3")
+	}
+	return "https://github.com"
+}
 
 func orDefault(s, d string) string {
 	if s == "" {

@@ -222,6 +222,22 @@ func TestTokenInTheQuerySetsACookieAndLeavesTheAddress(t *testing.T) {
 	}
 }
 
+func TestTokenRedirectStaysOnThisSite(t *testing.T) {
+	t.Parallel()
+	g, err := New(Config{DashboardToken: goodToken, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("GET", "/?token="+goodToken, nil)
+	r.URL.Path = "//evil.example/"
+	r.RemoteAddr = "203.0.113.9:1"
+	w := httptest.NewRecorder()
+	g.Wrap(seen(g)).ServeHTTP(w, r)
+	if loc := w.Header().Get("Location"); w.Code != http.StatusSeeOther || loc != "/" {
+		t.Errorf("status %d to %q, want 303 to /", w.Code, loc)
+	}
+}
+
 func TestNewRefusesIncompleteConfiguration(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -89,7 +89,7 @@ func (g *Guard) byToken(w http.ResponseWriter, r *http.Request) (ok, handled boo
 			u := *r.URL
 			u.RawQuery = q.Encode()
 			w.Header().Set("Referrer-Policy", "no-referrer")
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			http.Redirect(w, r, localPath(u.RequestURI()), http.StatusSeeOther)
 			return true, true
 		}
 		return true, false

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gcloop/gcloop/bot/ghfake"
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -17,7 +18,7 @@ import (
 // way back to round 1, past the cap.
 func freshMarker(t *testing.T) string {
 	t.Helper()
-	m, err := decide.NewState(decide.Review, "review", 3).Marker()
+	m, err := report.Marker(decide.NewState(decide.Review, "review", 3))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
 	"github.com/gcloop/gcloop/internal/wfcmd"
@@ -134,7 +135,7 @@ func WriteFiles(dir string, res *Result) (Files, error) {
 // fullReport is the report without the comment's size limit: the job
 // summary and report.md carry the whole history.
 func fullReport(d *decide.Decision) (string, error) {
-	return decide.RenderMarkdown(d, decide.ReportOptions{})
+	return report.Markdown(d, report.Options{})
 }
 
 func nonNilTasks(ts []decide.Task) []decide.Task {

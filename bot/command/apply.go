@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -77,7 +78,7 @@ func Apply(st *decide.State, cmd Command, actor string, now time.Time, maxRetrie
 	case decide.StateConverged, decide.StateApproved, decide.StateAborted:
 		return refuse("loop %s is %s; %s", name, st.Status, finalHint(cmd.Verb, st.Status))
 	default:
-		return refuse("loop %s has an unknown status %s.", name, decide.EscapeInline(st.Status))
+		return refuse("loop %s has an unknown status %s.", name, report.EscapeInline(st.Status))
 	}
 	act := decide.Action{Command: string(cmd.Verb), By: actor, At: now}
 	switch cmd.Verb {
@@ -129,7 +130,7 @@ func finalHint(v Verb, status string) string {
 
 // statusText sums a loop's state up in one sentence.
 func statusText(st *decide.State) string {
-	s := fmt.Sprintf("Loop %s is %s", code(st.ID), decide.EscapeInline(st.Status))
+	s := fmt.Sprintf("Loop %s is %s", code(st.ID), report.EscapeInline(st.Status))
 	if last := st.Last(); last != nil {
 		s += fmt.Sprintf(" after round %d of %d", last.N, st.MaxRounds+len(st.Grants))
 	} else {
@@ -144,9 +145,9 @@ func statusText(st *decide.State) string {
 // unknownText words a help command that came from a mistake.
 func unknownText(cmd Command) string {
 	if cmd.BadLoopID != "" {
-		return fmt.Sprintf("“%s” is not a loop id (letters, digits, '.', '_' and '-', at most 64).", decide.EscapeInline(cmd.BadLoopID))
+		return fmt.Sprintf("“%s” is not a loop id (letters, digits, '.', '_' and '-', at most 64).", report.EscapeInline(cmd.BadLoopID))
 	}
-	return fmt.Sprintf("“%s” is not a command.", decide.EscapeInline(cmd.Unknown))
+	return fmt.Sprintf("“%s” is not a command.", report.EscapeInline(cmd.Unknown))
 }
 
 // loopName names a loop for a sentence: "loop `id`" or "this PR".
@@ -163,7 +164,7 @@ func code(s string) string {
 	if decide.ValidID(s) || isCommandText(s) {
 		return "`" + s + "`"
 	}
-	return decide.EscapeInline(s)
+	return report.EscapeInline(s)
 }
 
 // isCommandText reports whether s is "/gc" and words of letters, digits,

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/bot/report"
 )
 
 // helpLines describe the verbs, in the order of Verbs.
@@ -96,5 +96,5 @@ func UnknownLoop(id string, known []string) Effect {
 // is a short sentence meant for users, with no internal details. It is
 // escaped.
 func Failed(why string) Effect {
-	return Effect{Refused: true, Reply: decide.EscapeInline(why)}
+	return Effect{Refused: true, Reply: report.EscapeInline(why)}
 }

@@ -87,7 +87,7 @@ func startBot(t *testing.T, st *store.Memory) *bot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub, err := feed.New(st, feed.Options{FilterFor: func(r *http.Request) feed.Filter { return guard.RepoFilter(r) }})
+	hub, err := feed.New(st, feed.Options{FilterFor: guard.RepoFilter})
 	if err != nil {
 		t.Fatal(err)
 	}

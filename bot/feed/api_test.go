@@ -43,7 +43,7 @@ func TestAPIEvents(t *testing.T) {
 		}
 		l.add(event.Round, repo, 1, "review", nil)
 	}
-	_, srv := testHub(t, l, Options{FilterFor: func(r *http.Request) Filter {
+	_, srv := testHub(t, l, Options{FilterFor: func(r *http.Request) func(context.Context, string) bool {
 		if r.URL.Query().Get("who") == "" {
 			return nil
 		}

@@ -165,7 +165,7 @@ func (c *conn) write(ctx context.Context, m *message) bool {
 		return true
 	}
 	_ = c.ws.SetWriteDeadline(time.Now().Add(c.hub.opts.WriteTimeout))
-	return c.ws.WriteMessage(websocket.TextMessage, m.data) == nil
+	return c.ws.WritePreparedMessage(m.frame) == nil
 }
 
 // close sends a close frame with code and waits a moment for the peer's

@@ -47,9 +47,10 @@ type Options struct {
 	// page served by the host the request was sent to is always allowed,
 	// and a request without an Origin header (not a browser) too.
 	AllowedOrigins []string
-	// FilterFor returns the filter of the request's viewer; nil lets every
-	// viewer see every event. The bot wires access.RepoFilter here.
-	FilterFor func(r *http.Request) Filter
+	// FilterFor returns the Filter of the request's viewer (nil: every
+	// event); nil lets every viewer see every event. The bot wires the
+	// access guard's RepoFilter here.
+	FilterFor func(r *http.Request) func(ctx context.Context, repo string) bool
 	// Buffer is how many events wait for one slow subscriber before it is
 	// closed with 1013; default 256.
 	Buffer int
@@ -67,8 +68,9 @@ type Options struct {
 	// nothing but control frames); default 512 bytes. A larger one closes
 	// the connection with 1009.
 	ReadLimit int64
-	// RetryWait is the wait before the hub subscribes again after the
-	// store refused a subscription; default 1s.
+	// RetryWait is the first wait before the hub subscribes again after
+	// the store refused a subscription; it doubles after each refusal up to
+	// 30s. Default 1s.
 	RetryWait time.Duration
 	// Sleep waits d or until ctx ends; default a real timer. Tests inject
 	// their own.

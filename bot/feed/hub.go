@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -16,11 +17,15 @@ import (
 // page is how many events one Since call reads.
 const page = 500
 
-// message is one event as every subscriber sends it: encoded once.
+// maxRetryWait is the longest wait between two refused subscriptions.
+const maxRetryWait = 30 * time.Second
+
+// message is one event as every subscriber sends it: encoded and framed
+// once for all of them.
 type message struct {
-	id   int64
-	repo string
-	data []byte
+	id    int64
+	repo  string
+	frame *websocket.PreparedMessage
 }
 
 // Hub fans the store's events out to websocket subscribers. Run holds its
@@ -106,6 +111,7 @@ func (h *Hub) Run(ctx context.Context) error {
 		}
 	}()
 	first := true
+	wait := h.opts.RetryWait
 	for ctx.Err() == nil {
 		subCtx, stop := context.WithCancel(ctx)
 		ch, err := h.log.Subscribe(subCtx)
@@ -123,13 +129,15 @@ func (h *Hub) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				break
 			}
-			h.opts.Logger.Warn("feed: subscribing to the event log failed; retrying", "err", err, "wait", h.opts.RetryWait)
-			if h.opts.Sleep(ctx, h.opts.RetryWait) != nil {
+			h.opts.Logger.Warn("feed: subscribing to the event log failed; retrying", "err", err, "wait", wait)
+			if h.opts.Sleep(ctx, wait) != nil {
 				break
 			}
+			wait = min(2*wait, maxRetryWait)
 			continue
 		}
 		first = false
+		wait = h.opts.RetryWait
 		h.readyOne.Do(func() { close(h.ready) })
 		for e := range ch {
 			h.broadcast(e)
@@ -216,7 +224,11 @@ func encode(e event.Event) (*message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &message{id: e.ID, repo: e.Repo, data: data}, nil
+	frame, err := websocket.NewPreparedMessage(websocket.TextMessage, data)
+	if err != nil {
+		return nil, err
+	}
+	return &message{id: e.ID, repo: e.Repo, frame: frame}, nil
 }
 
 // add registers c for live events; false when the hub is shutting down.

@@ -8,7 +8,8 @@ import (
 )
 
 // ServeHTTP serves GET /ws: it upgrades the request to a websocket (403
-// for a browser page of a foreign origin), replays the retained events
+// for a browser page of a foreign origin; 503 until Run has subscribed to
+// the log and after Shutdown), replays the retained events
 // after ?since=N when given, then sends every new event as one JSON text
 // message, only of ?repo=owner/name when given and only of repositories the
 // viewer may read.
@@ -25,6 +26,15 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.stopping() {
 		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	select {
+	case <-h.ready:
+	default:
+		// Before Run holds its subscription, a live subscriber could miss
+		// events: come back in a moment.
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "feed starting", http.StatusServiceUnavailable)
 		return
 	}
 	var filter Filter

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -12,69 +13,93 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/gcloop/gcloop/bot/event"
+	"github.com/gcloop/gcloop/bot/store"
 )
 
 func TestReplayThenLiveHasNoGapAndNoDuplicateUnderRacingAppends(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name     string
-		before   int   // events appended before the subscribers connect
-		during   int   // events appended while they connect and replay
-		sinces   []int // one subscriber per since
-		pageSpan bool  // the replay spans several Since pages
+		name   string
+		before int   // events appended before the subscribers connect
+		during int   // events appended while they connect and replay
+		sinces []int // one subscriber per since
 	}{
-		{"a subscriber from the start", 10, 200, []int{0}, false},
-		{"subscribers from several points", 50, 300, []int{0, 1, 25, 49, 50}, false},
-		{"a replay longer than one page", 1200, 400, []int{0, 3, 700}, true},
+		{"a subscriber from the start", 10, 100, []int{0}},
+		{"subscribers from several points", 50, 150, []int{0, 1, 25, 49, 50}},
+		{"a replay longer than one page", 600, 100, []int{0, 3, 550}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			l := newMemLog()
-			for range tt.before {
-				l.add(event.Round, "o/r", 1, "review", nil)
-			}
-			_, srv := testHub(t, l, Options{Buffer: 4096})
-			last := int64(tt.before + tt.during)
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				for range tt.during {
-					l.add(event.Decision, "o/r", 1, "review", map[string]any{"round": 1})
+	logs := []struct {
+		name string
+		new  func(t *testing.T) appender
+	}{
+		{"test log", func(*testing.T) appender { return newMemLog() }},
+		{"store.Memory", func(t *testing.T) appender {
+			st := store.NewMemory(store.Options{Buffer: 4096})
+			t.Cleanup(func() { _ = st.Close() })
+			return st
+		}},
+	}
+	for _, lg := range logs {
+		for _, tt := range tests {
+			t.Run(lg.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				l := lg.new(t)
+				add := func() {
+					if _, err := l.Append(context.Background(), event.Event{Type: event.Round, Repo: "o/r", PR: 1, Loop: "review"}); err != nil {
+						t.Error(err)
+					}
 				}
-			}()
-			errs := make(chan error, len(tt.sinces))
-			for _, since := range tt.sinces {
+				for range tt.before {
+					add()
+				}
+				_, srv := testHub(t, l, Options{Buffer: 4096})
+				last := int64(tt.before + tt.during)
+				var wg sync.WaitGroup
+				start := make(chan struct{})
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+fmt.Sprintf("/ws?since=%d", since), nil)
-					if err != nil {
-						errs <- err
-						return
-					}
-					defer c.Close()
-					ids, err := readUntil(c, last)
-					if err != nil {
-						errs <- fmt.Errorf("since=%d: after %d events: %w", since, len(ids), err)
-						return
-					}
-					if bad := consecutive(int64(since), ids); bad != 0 {
-						errs <- fmt.Errorf("since=%d: id %d out of sequence (gap or duplicate) in %d events", since, bad, len(ids))
+					<-start
+					for range tt.during {
+						add()
 					}
 				}()
-			}
-			close(start)
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Error(err)
-			}
-		})
+				errs := make(chan error, len(tt.sinces))
+				for _, since := range tt.sinces {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+fmt.Sprintf("/ws?since=%d", since), nil)
+						if err != nil {
+							errs <- err
+							return
+						}
+						defer c.Close()
+						ids, err := readUntil(c, last)
+						if err != nil {
+							errs <- fmt.Errorf("since=%d: after %d events: %w", since, len(ids), err)
+							return
+						}
+						if bad := consecutive(int64(since), ids); bad != 0 {
+							errs <- fmt.Errorf("since=%d: id %d out of sequence (gap or duplicate) in %d events", since, bad, len(ids))
+						}
+					}()
+				}
+				close(start)
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Error(err)
+				}
+			})
+		}
 	}
+}
+
+// appender is a log the tests append to.
+type appender interface {
+	Log
+	Append(ctx context.Context, e event.Event) (event.Event, error)
 }
 
 func TestLiveOnlySubscriberGetsNoHistory(t *testing.T) {
@@ -123,7 +148,7 @@ func TestSlowSubscriberIsClosedWith1013WhileOthersKeepReceiving(t *testing.T) {
 	t.Cleanup(release)
 	// The slow subscriber's writer stalls in its filter, so its buffer
 	// of 4 fills while the fast one keeps up.
-	h, srv := testHub(t, l, Options{Buffer: 4, FilterFor: func(r *http.Request) Filter {
+	h, srv := testHub(t, l, Options{Buffer: 4, FilterFor: func(r *http.Request) func(context.Context, string) bool {
 		if r.URL.Query().Get("slow") == "" {
 			return nil
 		}
@@ -388,7 +413,7 @@ func TestAMessageOverTheReadLimitClosesWith1009(t *testing.T) {
 func TestRepoParameterAndViewerFilter(t *testing.T) {
 	t.Parallel()
 	l := newMemLog()
-	_, srv := testHub(t, l, Options{FilterFor: func(r *http.Request) Filter {
+	_, srv := testHub(t, l, Options{FilterFor: func(r *http.Request) func(context.Context, string) bool {
 		who := r.URL.Query().Get("who")
 		if who == "" {
 			return nil
@@ -469,8 +494,20 @@ func TestBadWebsocketRequestsAreRefusedBeforeTheUpgrade(t *testing.T) {
 func TestHubResubscribesAndFillsTheGap(t *testing.T) {
 	t.Parallel()
 	l := newMemLog()
-	l.refuse = 2 // the first two Subscribe calls fail; the hub retries
-	h, srv := testHub(t, l, Options{Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
+	l.refuse = 3 // the first three Subscribe calls fail; the hub backs off
+	var mu sync.Mutex
+	var waits []time.Duration
+	h, srv := testHub(t, l, Options{Sleep: func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		waits = append(waits, d)
+		mu.Unlock()
+		return ctx.Err()
+	}})
+	mu.Lock()
+	if fmt.Sprint(waits) != "[1s 2s 4s]" {
+		t.Errorf("waits %v, want [1s 2s 4s]", waits)
+	}
+	mu.Unlock()
 	c := dial(t, srv, "", nil)
 	waitFor(t, "the subscriber", func() bool { return h.Subscribers() == 1 })
 	l.add(event.Round, "o/r", 1, "review", nil)
@@ -488,7 +525,69 @@ func TestHubResubscribesAndFillsTheGap(t *testing.T) {
 	if bad := consecutive(0, ids); bad != 0 {
 		t.Errorf("ids %v: %d out of sequence", ids, bad)
 	}
-	if l.subCalls < 4 {
-		t.Errorf("%d Subscribe calls, want 4 (2 refused, the first, the second)", l.subCalls)
+	l.mu.Lock()
+	calls := l.subCalls
+	l.mu.Unlock()
+	if calls != 5 {
+		t.Errorf("%d Subscribe calls, want 5 (3 refused, the first, the second)", calls)
+	}
+}
+
+func TestFeedRefusesSubscribersUntilItHoldsTheLog(t *testing.T) {
+	t.Parallel()
+	l := newMemLog()
+	h, err := New(l, Options{Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http")
+	_, resp, err := websocket.DefaultDialer.Dial(url, nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("before Run: %v, want 503 with Retry-After", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = h.Run(ctx) }()
+	<-h.Ready()
+	c, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatalf("after Run subscribed: %v", err)
+	}
+	c.Close()
+	cancel()
+	<-done
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	_ = h.Shutdown(sctx)
+}
+
+func TestAClientsCloseFrameIsAnswered(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		since string
+	}{
+		{"a live subscriber", ""},
+		{"a subscriber replaying", "?since=0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			l := newMemLog()
+			h, srv := testHub(t, l, Options{})
+			c := dial(t, srv, tt.since, nil)
+			waitFor(t, "the subscriber", func() bool { return h.Subscribers() == 1 })
+			msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "bye")
+			if err := c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			// The server's answer is the close handshake's second half.
+			if code := closeCode(c, 5*time.Second); code != websocket.CloseNormalClosure {
+				t.Errorf("the server answered %d, want 1000", code)
+			}
+			waitFor(t, "the subscriber to go", func() bool { return h.Subscribers() == 0 })
+		})
 	}
 }

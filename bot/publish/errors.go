@@ -2,7 +2,6 @@ package publish
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -30,25 +29,4 @@ func alreadyExists(err error) bool {
 		}
 	}
 	return false
-}
-
-// safeLogin makes a GitHub login safe to quote in a note: logins hold
-// letters, digits and '-' (and a bot's "[bot]" suffix); anything else
-// becomes '?', and it is capped at 64 bytes. The caller puts it in a code
-// span, without '@', so quoting it never pings anyone.
-func safeLogin(s string) string {
-	if s == "" {
-		return "(unknown)"
-	}
-	var b strings.Builder
-	for i := 0; i < len(s) && b.Len() < 64; i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '[', c == ']':
-			b.WriteByte(c)
-		default:
-			b.WriteByte('?')
-		}
-	}
-	return b.String()
 }

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -61,14 +60,6 @@ func (s *server) requests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.log...)
-}
-
-// testMethod fails unless r uses method want.
-func testMethod(t *testing.T, r *http.Request, want string) {
-	t.Helper()
-	if r.Method != want {
-		t.Errorf("request method %s, want %s", r.Method, want)
-	}
 }
 
 // decodeBody reads a JSON request body into v.
@@ -133,20 +124,5 @@ func pingable(s string) bool {
 	return false
 }
 
-// scope7 is the scope of loop review on PR o/r#7, the PR of the comment
-// tests.
-var scope7 = Scope{Owner: "o", Repo: "r", PR: 7, LoopID: "review"}
-
-// report is a report comment of loop id as gcloop shapes it: its header,
-// some text, the marker m as the last line.
-func report(id, m string) string { return Header(id) + "## report\n\ntext\n" + m + "\n" }
-
-// sealed is the state marker of st signed over s with key.
-func sealed(t testing.TB, st *decide.State, s Scope, key string) string {
-	t.Helper()
-	m, err := Seal(st, s, []byte(key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
+// bot is gcloop's identity in the tests.
+const bot = "github-actions[bot]"

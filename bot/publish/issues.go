@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-github/v62/github"
 )
@@ -537,14 +538,14 @@ func (s SyncSpec) renderBody(t decide.Task, key string, nFindings, nFiles int) s
 		pr = fmt.Sprintf("[#%d](%s)", s.PR, u)
 	}
 	fmt.Fprintf(&b, "Fix task of the gcloop %s loop `%s` on %s, round %d.\n\n", s.Loop, s.LoopID, pr, s.Round)
-	fmt.Fprintf(&b, "- **Task:** %s (%s)\n", orDash(decide.EscapeInline(t.ID)), orDash(decide.EscapeInline(t.Type)))
+	fmt.Fprintf(&b, "- **Task:** %s (%s)\n", orDash(report.EscapeInline(t.ID)), orDash(report.EscapeInline(t.Type)))
 	if t.Title != "" {
-		fmt.Fprintf(&b, "- **Title:** %s\n", decide.EscapeInline(t.Title))
+		fmt.Fprintf(&b, "- **Title:** %s\n", report.EscapeInline(t.Title))
 	}
 	if len(t.DependsOn) > 0 {
 		deps := make([]string, 0, min(len(t.DependsOn), maxBodyFiles)+1)
 		for _, d := range t.DependsOn[:min(len(t.DependsOn), maxBodyFiles)] {
-			deps = append(deps, decide.EscapeInline(d))
+			deps = append(deps, report.EscapeInline(d))
 		}
 		if rest := len(t.DependsOn) - maxBodyFiles; rest > 0 {
 			deps = append(deps, fmt.Sprintf("… and %d more", rest))
@@ -554,7 +555,7 @@ func (s SyncSpec) renderBody(t decide.Task, key string, nFindings, nFiles int) s
 	if len(t.TargetFiles) > 0 {
 		files := make([]string, 0, nFiles+1)
 		for _, f := range t.TargetFiles[:nFiles] {
-			files = append(files, decide.EscapeInline(f))
+			files = append(files, report.EscapeInline(f))
 		}
 		if rest := len(t.TargetFiles) - nFiles; rest > 0 {
 			files = append(files, fmt.Sprintf("… and %d more", rest))
@@ -566,13 +567,13 @@ func (s SyncSpec) renderBody(t decide.Task, key string, nFindings, nFiles int) s
 		b.WriteString("None listed; see the report on the pull request.\n")
 	}
 	for _, f := range t.Findings[:nFindings] {
-		fmt.Fprintf(&b, "- %s\n", orDash(decide.EscapeInline(f)))
+		fmt.Fprintf(&b, "- %s\n", orDash(report.EscapeInline(f)))
 	}
 	if rest := len(t.Findings) - nFindings; rest > 0 {
 		fmt.Fprintf(&b, "- … and %d more (see the report on the pull request)\n", rest)
 	}
 	b.WriteString("\n### Acceptance\n\n")
-	if a := decide.EscapeBlock(t.Acceptance); a != "" {
+	if a := report.EscapeBlock(t.Acceptance); a != "" {
 		b.WriteString(a + "\n")
 	} else {
 		b.WriteString("The next round of the loop no longer reports these findings.\n")

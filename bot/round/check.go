@@ -9,6 +9,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -45,7 +46,7 @@ func (e *Engine) publishCheck(ctx context.Context, res *Result, sha string, prev
 
 // checkSpec is the round's check run on sha.
 func (e *Engine) checkSpec(d *decide.Decision, sha string) *check.Spec {
-	summary, _ := decide.RenderMarkdown(d, decide.ReportOptions{}) // empty when it does not render: publishCheck refuses it
+	summary, _ := report.Markdown(d, report.Options{BlobURL: e.Event.BlobURL(sha), RunURL: e.Event.RunURL()}) // empty when it does not render: publishCheck refuses it
 	return &check.Spec{Owner: e.Event.Owner, Repo: e.Event.Repo, SHA: sha, LoopID: d.ID, Conclusion: check.ConclusionOf(d),
 		Title: CheckTitle(d), Summary: summary, DetailsURL: e.Event.RunURL(), Annotations: checkAnnotations(d), Now: e.Now()}
 }

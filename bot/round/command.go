@@ -11,6 +11,7 @@ import (
 	"github.com/gcloop/gcloop/bot/command"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/publish"
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
 )
@@ -157,25 +158,25 @@ var bannerRE = regexp.MustCompile(`\A<!-- gcloop:banner -->\n[^\n]*\n\n`)
 // banner is the line that says which command last changed the loop.
 func banner(cmd command.Command, author string, eff command.Effect) string {
 	what := strings.TrimSuffix(eff.Reply, ".")
-	return fmt.Sprintf("<!-- gcloop:banner -->\n> **`/gc %s`** by %s: %s.\n\n", cmd.Verb, decide.EscapeInline("@"+author), what)
+	return fmt.Sprintf("<!-- gcloop:banner -->\n> **`/gc %s`** by %s: %s.\n\n", cmd.Verb, report.EscapeInline("@"+author), what)
 }
 
 // withState puts the new state (sealed with key over scope, through
-// publish.ReplaceState, which owns the marker) and the banner, right after
+// report.ReplaceState, which owns the marker) and the banner, right after
 // the header, into the report body.
-func withState(body string, st *decide.State, top string, scope publish.Scope, key []byte) (string, error) {
-	body, err := publish.ReplaceState(body, st, scope, key)
+func withState(body string, st *decide.State, top string, scope report.Scope, key []byte) (string, error) {
+	body, err := report.ReplaceState(body, st, scope, key)
 	if err != nil {
 		return "", err
 	}
-	head := publish.Header(st.ID)
+	head := report.Header(st.ID)
 	rest, ok := strings.CutPrefix(body, head)
-	if !ok && !publish.Legacy(body) {
+	if !ok && !report.Legacy(body) {
 		return "", fmt.Errorf("the report comment of %s does not start with its header", st.ID)
 	}
 	body = head + top + bannerRE.ReplaceAllString(rest, "")
-	if len(body) > decide.CommentLimit {
-		return "", fmt.Errorf("the report comment would exceed %d bytes", decide.CommentLimit)
+	if err := report.CheckSize(body); err != nil {
+		return "", fmt.Errorf("the report comment: %w", err)
 	}
 	return body, nil
 }

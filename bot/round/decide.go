@@ -93,6 +93,7 @@ func Decide(in DecideInput) (*Decided, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.PrevFiles, d.PrevFilesRound = st.FilesBefore(d.Round)
 	final := st.Status
 	if final != decide.StateApproved && final != decide.StateAborted {
 		final = ""

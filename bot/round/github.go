@@ -13,6 +13,7 @@ import (
 	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/internal/config"
 	"github.com/google/go-github/v62/github"
 )
@@ -30,7 +31,7 @@ type GitHub interface {
 	Config(ctx context.Context, ref, name string) (*config.File, error)
 	// FindReport finds the loop's report comment on pr and the state it
 	// holds, trusting only gcloop's own comments.
-	FindReport(ctx context.Context, pr int, loopID string) (publish.Found, error)
+	FindReport(ctx context.Context, pr int, loopID string) (report.Found, error)
 	// Snapshot compares the workspace with commit sha.
 	Snapshot(ctx context.Context, sha string, ws pushfix.Workspace) (*pushfix.Snapshot, error)
 	// Permission is user's role on the repository ("none" … "admin")
@@ -118,14 +119,14 @@ func (l *Live) Config(ctx context.Context, ref, name string) (*config.File, erro
 }
 
 // FindReport implements GitHub.
-func (l *Live) FindReport(ctx context.Context, pr int, loopID string) (publish.Found, error) {
+func (l *Live) FindReport(ctx context.Context, pr int, loopID string) (report.Found, error) {
 	login, err := l.Identity(ctx)
 	if err != nil {
-		return publish.Found{}, err
+		return report.Found{}, err
 	}
-	found, err := publish.FindState(ctx, l.Client.Issues, l.Owner, l.Repo, pr, loopID, publish.Trust{Login: login, Key: l.StateKey})
+	found, err := report.FindState(ctx, l.Client.Issues, l.Owner, l.Repo, pr, loopID, report.Trust{Login: login, Key: l.StateKey})
 	if err != nil {
-		return publish.Found{}, ghclient.Explained(err)
+		return report.Found{}, ghclient.Explained(err)
 	}
 	return found, nil
 }
@@ -172,7 +173,7 @@ func (l *Live) Check(ctx context.Context, spec check.Spec) (check.Result, error)
 
 // UpsertReport implements GitHub.
 func (l *Live) UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error) {
-	c, err := publish.Upsert(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
+	c, err := report.Upsert(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
 	if err != nil {
 		return nil, ghclient.Explained(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/internal/config"
 	"github.com/google/go-github/v62/github"
 )
@@ -48,8 +49,8 @@ func (r *Recorder) Config(context.Context, string, string) (*config.File, error)
 }
 
 // FindReport implements GitHub: a dry run starts from a fresh state.
-func (r *Recorder) FindReport(context.Context, int, string) (publish.Found, error) {
-	return publish.Found{}, nil
+func (r *Recorder) FindReport(context.Context, int, string) (report.Found, error) {
+	return report.Found{}, nil
 }
 
 // Snapshot implements GitHub: comparing with a commit needs the API.

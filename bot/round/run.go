@@ -11,6 +11,7 @@ import (
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
 )
@@ -122,7 +123,7 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 			res.apiDown(err)
 		}
 	}
-	var found publish.Found
+	var found report.Found
 	if pull != nil && res.APIError == nil {
 		var err error
 		id := e.Opts.ID
@@ -190,6 +191,7 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 	}
 	st.MaxRounds = p.Settings.Config.MaxRounds
 	st.Record(rec)
+	st.RecordFiles(rec.N, d.Files)
 	if p.Final != "" {
 		st.Status = p.Final // approved and aborted loops stay so
 	}
@@ -220,7 +222,7 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 	if pull != nil {
 		prNumber = pull.Number
 	}
-	body, err := publish.Body(d, st, e.Event.BlobURL(sha), e.scope(prNumber), []byte(e.Opts.StateKey))
+	body, err := report.Body(d, st, report.Options{BlobURL: e.Event.BlobURL(sha), RunURL: e.Event.RunURL(), Dispatched: res.Dispatched}, e.scope(prNumber), []byte(e.Opts.StateKey))
 	if err != nil {
 		return fmt.Errorf("render the report: %w", err)
 	}
@@ -261,8 +263,8 @@ func (e *Engine) loopID(file *config.File, ev *decide.Evidence) (string, error) 
 }
 
 // scope is what the state of the PR is signed over.
-func (e *Engine) scope(pr int) publish.Scope {
-	return publish.Scope{Owner: e.Event.Owner, Repo: e.Event.Repo, PR: pr}
+func (e *Engine) scope(pr int) report.Scope {
+	return report.Scope{Owner: e.Event.Owner, Repo: e.Event.Repo, PR: pr}
 }
 
 // partial marks a decision cut short by the timeout.

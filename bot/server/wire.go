@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -61,7 +60,7 @@ func (s *Server) wire() error {
 	}
 	hub, err := feed.New(s.store, feed.Options{
 		PublicURL: s.cfg.PublicURL, AllowedOrigins: s.cfg.AllowedOrigins, Logger: s.log,
-		FilterFor: func(r *http.Request) feed.Filter { return guard.RepoFilter(r) },
+		FilterFor: guard.RepoFilter,
 	})
 	if err != nil {
 		return fmt.Errorf("feed: %w", err)

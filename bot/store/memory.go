@@ -53,6 +53,8 @@ func (m *Memory) Add(ctx context.Context, d Delivery) (bool, error) {
 	if d.ID == "" {
 		return false, fmt.Errorf("store: add: delivery without an id (event %q)", d.Event)
 	}
+	d.Payload = append([]byte(nil), d.Payload...) // outside the lock
+	d.Attempts = 0
 	if err := m.lock(ctx); err != nil {
 		return false, err
 	}
@@ -60,8 +62,6 @@ func (m *Memory) Add(ctx context.Context, d Delivery) (bool, error) {
 	if d.Received.IsZero() {
 		d.Received = m.opts.Now()
 	}
-	d.Payload = append([]byte(nil), d.Payload...)
-	d.Attempts = 0
 	return m.queue.add(d), nil
 }
 

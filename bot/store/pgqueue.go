@@ -34,22 +34,12 @@ ON CONFLICT (id) DO NOTHING`,
 // micros is d in whole microseconds, PostgreSQL's resolution.
 func micros(d time.Duration) int64 { return d.Microseconds() }
 
-// Claim implements Store. In one transaction: the claims whose lease ran
-// out are ended (pending again, or failed after MaxAttempts); then the
-// oldest pending delivery is taken that no other claimer has locked and
-// whose key no claim holds and no older pending delivery waits on — the
-// key checked again under the key's advisory lock, so two claimers racing
-// for one key cannot both win.
-func (p *Postgres) Claim(ctx context.Context, worker string, lease time.Duration) (Delivery, bool, error) {
-	if err := p.check(ctx); err != nil {
-		return Delivery{}, false, err
-	}
-	var (
-		d  Delivery
-		ok bool
-	)
-	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `
+// The statements of a claim.
+const (
+	// expireSQL ends the claims whose lease ran out: pending again, or
+	// failed after MaxAttempts ($1). Rows another claimer is ending are
+	// skipped rather than waited for, so claimers never deadlock here.
+	expireSQL = `
 UPDATE gcloop_deliveries SET
 	state = CASE WHEN attempts >= $1 THEN 'failed' ELSE 'pending' END,
 	finished = CASE WHEN attempts >= $1 THEN now() END,
@@ -58,72 +48,120 @@ UPDATE gcloop_deliveries SET
 WHERE id IN (
 	SELECT id FROM gcloop_deliveries
 	WHERE state = 'claimed' AND lease_until <= now()
-	ORDER BY id FOR UPDATE SKIP LOCKED)`, MaxAttempts); err != nil {
-			return fmt.Errorf("end the leases that ran out: %w", err)
-		}
-		skip := []string{}
-		for {
-			var (
-				id, key string
-				seq     int64
-			)
-			err := tx.QueryRow(ctx, `
-SELECT d.id, d.key, d.seq FROM gcloop_deliveries d
+	ORDER BY id FOR UPDATE SKIP LOCKED)`
+
+	// candidateSQL locks the oldest pending delivery that no other
+	// claimer has locked, whose key no claim holds and no older pending
+	// delivery waits on, and whose key is not among $1.
+	candidateSQL = `
+SELECT d.id, d.key FROM gcloop_deliveries d
 WHERE d.state = 'pending' AND d.key <> ALL($1)
 	AND (d.key = '' OR NOT EXISTS (
 		SELECT 1 FROM gcloop_deliveries o
 		WHERE o.key = d.key AND o.state IN ('pending', 'claimed')
 			AND (o.state = 'claimed' OR o.seq < d.seq)))
 ORDER BY d.seq LIMIT 1
-FOR UPDATE OF d SKIP LOCKED`, skip).Scan(&id, &key, &seq)
-			if errNoRows(err) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("find a pending delivery: %w", err)
-			}
-			if key != "" {
-				// The lock first, the check in a statement of its own:
-				// its snapshot then sees every claim of the key
-				// committed before the lock was ours.
-				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, $2))`, key, keySeed); err != nil {
-					return fmt.Errorf("lock key %s: %w", key, err)
-				}
-				var held bool
-				if err := tx.QueryRow(ctx, `
-SELECT EXISTS (
-	SELECT 1 FROM gcloop_deliveries o
-	WHERE o.key = $1 AND o.id <> $2 AND o.state IN ('pending', 'claimed')
-		AND (o.state = 'claimed' OR o.seq < $3))`, key, id, seq).Scan(&held); err != nil {
-					return fmt.Errorf("check key %s: %w", key, err)
-				}
-				if held {
-					skip = append(skip, key)
-					continue
-				}
-			}
-			err = tx.QueryRow(ctx, `
-UPDATE gcloop_deliveries SET
+FOR UPDATE OF d SKIP LOCKED`
+
+	// keyLockSQL takes the advisory lock of key $1 until the commit.
+	keyLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, $2))`
+
+	// takeSQL claims delivery $1 for worker $2 for $3 microseconds —
+	// unless, seen after the key's lock was taken, another claim holds
+	// its key or an older delivery of its key is pending.
+	takeSQL = `
+UPDATE gcloop_deliveries d SET
 	state = 'claimed', worker = $2, attempts = attempts + 1,
 	lease_until = now() + $3 * interval '1 microsecond'
-WHERE id = $1
-RETURNING id, event, payload, key, installation, received, attempts`,
-				id, worker, micros(lease)).Scan(&d.ID, &d.Event, &d.Payload, &d.Key, &d.Installation, &d.Received, &d.Attempts)
-			if err != nil {
-				return fmt.Errorf("claim %s: %w", id, err)
-			}
-			if len(d.Payload) == 0 {
-				d.Payload = nil
-			}
-			d.Received = d.Received.UTC()
-			ok = true
+WHERE d.id = $1 AND (d.key = '' OR NOT EXISTS (
+	SELECT 1 FROM gcloop_deliveries o
+	WHERE o.key = d.key AND o.id <> d.id AND o.state IN ('pending', 'claimed')
+		AND (o.state = 'claimed' OR o.seq < d.seq)))
+RETURNING id, event, payload, key, installation, received, attempts`
+)
+
+// Claim implements Store. One transaction in two round trips: the claims
+// whose lease ran out are ended and a candidate is locked (FOR UPDATE SKIP
+// LOCKED); then its key's advisory lock is taken and, in a statement of
+// its own whose snapshot sees every claim of the key committed before the
+// lock was ours, the key is checked again as the candidate is claimed —
+// so two claimers racing for one key cannot both win. A candidate lost
+// that way is passed over for the next.
+func (p *Postgres) Claim(ctx context.Context, worker string, lease time.Duration) (Delivery, bool, error) {
+	if err := p.check(ctx); err != nil {
+		return Delivery{}, false, err
+	}
+	skip := []string{}
+	for {
+		d, ok, lostKey, err := p.claimOnce(ctx, worker, lease, skip)
+		if err != nil {
+			return Delivery{}, false, p.wrap("claim", err)
+		}
+		if lostKey == "" {
+			return d, ok, nil
+		}
+		skip = append(skip, lostKey)
+	}
+}
+
+// claimOnce is one claim transaction; lostKey is the candidate's key when
+// another claim turned out to hold it.
+func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Duration, skip []string) (d Delivery, ok bool, lostKey string, err error) {
+	conn, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return Delivery{}, false, "", err
+	}
+	defer conn.Release()
+	defer func() {
+		// A failed transaction is rolled back; should that fail too, the
+		// pool drops the connection rather than reuse it in a transaction.
+		if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
+			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+
+	var id, key string
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(expireSQL, MaxAttempts)
+	b.Queue(candidateSQL, skip).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&id, &key)
+		if errNoRows(err) {
 			return nil
 		}
+		return err
 	})
-	if err != nil {
-		return Delivery{}, false, p.wrap("claim", err)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return Delivery{}, false, "", fmt.Errorf("find a pending delivery: %w", err)
 	}
-	return d, ok, nil
+	if id == "" {
+		_, err := conn.Exec(ctx, "COMMIT")
+		return Delivery{}, false, "", err
+	}
+
+	b = &pgx.Batch{}
+	if key != "" {
+		b.Queue(keyLockSQL, key, keySeed)
+	}
+	b.Queue(takeSQL, id, worker, micros(lease)).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&d.ID, &d.Event, &d.Payload, &d.Key, &d.Installation, &d.Received, &d.Attempts)
+		if errNoRows(err) {
+			return nil
+		}
+		return err
+	})
+	b.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return Delivery{}, false, "", fmt.Errorf("claim %s: %w", id, err)
+	}
+	if d.ID == "" {
+		return Delivery{}, false, key, nil
+	}
+	if len(d.Payload) == 0 {
+		d.Payload = nil
+	}
+	d.Received = d.Received.UTC()
+	return d, true, "", nil
 }
 
 // claimed runs an update of worker's claim of id, in force by the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -49,7 +50,7 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Postgres, err
 	}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("store: migrate %s: %w", describe(cfg.ConnConfig), err)
+		return nil, oneLine(fmt.Errorf("store: migrate %s: %w", describe(cfg.ConnConfig), err))
 	}
 	listen := cfg.ConnConfig.Copy()
 	listen.RuntimeParams["application_name"] = ListenerName
@@ -116,6 +117,18 @@ func (p *Postgres) Close() error {
 	})
 	return nil
 }
+
+// oneLine keeps err, but says it on one line: pgx lists each address it
+// tried on a line of its own.
+func oneLine(err error) error { return lineError{err} }
+
+type lineError struct{ err error }
+
+func (e lineError) Error() string {
+	return strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(e.err.Error())
+}
+
+func (e lineError) Unwrap() error { return e.err }
 
 // errNoRows reports pgx's no-rows error.
 func errNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

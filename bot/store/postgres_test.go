@@ -2,6 +2,9 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"strings"
 	"testing"
 
 	"github.com/gcloop/gcloop/bot/store"
@@ -27,4 +30,35 @@ func TestPostgres(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, opts store.Options) store.Store {
 		return openPostgres(t, pgtest.URL(t), opts)
 	})
+}
+
+func TestOpenPostgresSaysWhichDatabaseFailed(t *testing.T) {
+	t.Parallel()
+	// A port nothing listens on: the one a listener just let go.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	tests := []struct {
+		name, url, want string
+	}{
+		{"a url that is not one", "postgres://u:secret@[::1", "database url"},
+		{"a server that is not there", fmt.Sprintf("postgres://u:secret@127.0.0.1:%d/bot?connect_timeout=5", port), fmt.Sprintf("database bot on 127.0.0.1:%d", port)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := store.OpenPostgres(context.Background(), tt.url, store.Options{})
+			if err == nil {
+				s.Close()
+				t.Fatal("OpenPostgres succeeded")
+			}
+			t.Logf("%q", err)
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "secret") {
+				t.Fatalf("OpenPostgres = %v; want %q in it and no password", err, tt.want)
+			}
+		})
+	}
 }

@@ -4,17 +4,23 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/store"
 )
 
-// testStore is the bot's in-memory store with a record of the calls that
-// reached it, what they did, and errors to inject.
+// testStore is a store of the bot (in memory, or PostgreSQL) with a record
+// of the calls that reached it through this value, what they did, and
+// errors to inject.
 type testStore struct {
-	*store.Memory
+	store.Store
+	*record
+}
 
+// record is what the calls did, shared by the replicas of one store.
+type record struct {
 	mu     sync.Mutex
 	errs   map[string]error          // by method
 	calls  map[string]int            // by method
@@ -24,32 +30,55 @@ type testStore struct {
 
 // newTestStore is a store on the clock now (nil: the wall clock).
 func newTestStore(now func() time.Time) *testStore {
-	return &testStore{Memory: store.NewMemory(store.Options{Now: now}), errs: map[string]error{}, calls: map[string]int{},
-		added: map[string]store.Delivery{}, states: map[string]string{}}
+	return wrap(store.NewMemory(store.Options{Now: now}))
+}
+
+// newPostgresStore is a store on a new database of the test binary's
+// PostgreSQL cluster, closed when tb ends; tb is skipped without a server
+// (failed under CI=true).
+func newPostgresStore(tb testing.TB, url string) *testStore {
+	tb.Helper()
+	st, err := store.OpenPostgres(context.Background(), url+"&pool_max_conns=8", store.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return wrap(st)
+}
+
+func wrap(st store.Store) *testStore {
+	return &testStore{Store: st, record: &record{errs: map[string]error{}, calls: map[string]int{},
+		added: map[string]store.Delivery{}, states: map[string]string{}}}
+}
+
+// replica is another replica's view of the same store, through st, with
+// the same record.
+func (s *testStore) replica(st store.Store) *testStore {
+	return &testStore{Store: st, record: s.record}
 }
 
 // fail makes method fail with err from now on; nil heals it.
-func (s *testStore) fail(method string, err error) {
+func (s *record) fail(method string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.errs[method] = err
 }
 
 // call counts a call of method and returns its injected error.
-func (s *testStore) call(method string) error {
+func (s *record) call(method string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[method]++
 	return s.errs[method]
 }
 
-func (s *testStore) count(method string) int {
+func (s *record) count(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[method]
 }
 
-func (s *testStore) set(id, state string) {
+func (s *record) set(id, state string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.states[id] = state
@@ -59,7 +88,7 @@ func (s *testStore) Add(ctx context.Context, d store.Delivery) (bool, error) {
 	if err := s.call("Add"); err != nil {
 		return false, err
 	}
-	ok, err := s.Memory.Add(ctx, d)
+	ok, err := s.Store.Add(ctx, d)
 	if ok {
 		s.mu.Lock()
 		s.added[d.ID] = d
@@ -73,7 +102,7 @@ func (s *testStore) Claim(ctx context.Context, worker string, lease time.Duratio
 	if err := s.call("Claim"); err != nil {
 		return store.Delivery{}, false, err
 	}
-	d, ok, err := s.Memory.Claim(ctx, worker, lease)
+	d, ok, err := s.Store.Claim(ctx, worker, lease)
 	if ok {
 		s.set(d.ID, "claimed")
 	}
@@ -84,14 +113,14 @@ func (s *testStore) Extend(ctx context.Context, id, worker string, lease time.Du
 	if err := s.call("Extend"); err != nil {
 		return err
 	}
-	return s.Memory.Extend(ctx, id, worker, lease)
+	return s.Store.Extend(ctx, id, worker, lease)
 }
 
 func (s *testStore) Finish(ctx context.Context, id, worker, outcome string) error {
 	if err := s.call("Finish"); err != nil {
 		return err
 	}
-	err := s.Memory.Finish(ctx, id, worker, outcome)
+	err := s.Store.Finish(ctx, id, worker, outcome)
 	if err == nil {
 		s.set(id, outcome)
 	}
@@ -102,7 +131,7 @@ func (s *testStore) Release(ctx context.Context, id, worker string) error {
 	if err := s.call("Release"); err != nil {
 		return err
 	}
-	err := s.Memory.Release(ctx, id, worker)
+	err := s.Store.Release(ctx, id, worker)
 	if err == nil {
 		s.set(id, "pending")
 	}
@@ -113,19 +142,19 @@ func (s *testStore) Append(ctx context.Context, e event.Event) (event.Event, err
 	if err := s.call("Append"); err != nil {
 		return e, err
 	}
-	return s.Memory.Append(ctx, e)
+	return s.Store.Append(ctx, e)
 }
 
 // state is delivery id's state as the calls left it: "" for one never
 // added.
-func (s *testStore) state(id string) string {
+func (s *record) state(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.states[id]
 }
 
 // delivery is delivery id as the receiver added it.
-func (s *testStore) delivery(id string) (store.Delivery, bool) {
+func (s *record) delivery(id string) (store.Delivery, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.added[id]
@@ -133,7 +162,7 @@ func (s *testStore) delivery(id string) (store.Delivery, bool) {
 }
 
 // queued is the number of deliveries added.
-func (s *testStore) queued() int {
+func (s *record) queued() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.added)
@@ -141,7 +170,7 @@ func (s *testStore) queued() int {
 
 // eventsOf is the log's events of type typ, in order.
 func (s *testStore) eventsOf(typ string) []event.Event {
-	all, err := s.Memory.Since(context.Background(), 0, store.Retained)
+	all, err := s.Store.Since(context.Background(), 0, store.Retained)
 	if err != nil {
 		panic(errors.New("the log: " + err.Error()))
 	}

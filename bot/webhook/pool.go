@@ -4,19 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/store"
 )
@@ -306,151 +303,6 @@ func (p *Pool) handle(ctx context.Context, d store.Delivery) (err error) {
 	return p.h.Handle(ctx, d.ID, d.Event, d.Payload)
 }
 
-// heartbeat renews j's lease every third of it until beat closes; when
-// the store says the claim is lost, or no renewal succeeded for a whole
-// lease, it cancels the work.
-func (p *Pool) heartbeat(ctx context.Context, j *job, beat <-chan struct{}, beating chan<- struct{}) {
-	defer close(beating)
-	t := p.clock.NewTicker(p.o.Lease / 3)
-	defer t.Stop()
-	renewed := p.clock.Now()
-	for {
-		select {
-		case <-beat:
-			return
-		case <-ctx.Done():
-			return
-		case <-t.C():
-		}
-		err := p.settle(func(ctx context.Context) error { return p.q.Extend(ctx, j.d.ID, j.worker, p.o.Lease) })
-		switch {
-		case err == nil:
-			renewed = p.clock.Now()
-		case errors.Is(err, store.ErrLost):
-			j.cancel(store.ErrLost)
-			return
-		default:
-			p.log.LogAttrs(ctx, slog.LevelWarn, "renew a claim", slog.String("delivery", j.d.ID), slog.String("error", err.Error()))
-			if p.clock.Now().Sub(renewed) >= p.o.Lease {
-				// The claim ran out: another worker may have the delivery.
-				j.cancel(store.ErrLost)
-				return
-			}
-		}
-	}
-}
-
-// outcome is the store's outcome of a handler's error.
-func outcome(err error) string {
-	switch {
-	case err == nil:
-		return store.Done
-	case errors.Is(err, delivery.ErrIgnored):
-		return store.Ignored
-	}
-	return store.Failed
-}
-
-// finished logs, observes and records a delivery's result.
-func (p *Pool) finished(d store.Delivery, worker, result string, err error, elapsed time.Duration) {
-	attrs := []slog.Attr{slog.String("delivery", d.ID), slog.String("event", d.Event), slog.String("result", result),
-		slog.String("worker", worker), slog.Int("attempt", d.Attempts), slog.Duration("elapsed", elapsed)}
-	if d.Key != "" {
-		attrs = append(attrs, slog.String("key", d.Key))
-	}
-	level := slog.LevelInfo
-	if result == store.Failed {
-		level = slog.LevelError
-		attrs = append(attrs, slog.String("error", oneLine(err)))
-	} else if result == Lost || result == Released {
-		level = slog.LevelWarn
-	}
-	p.log.LogAttrs(context.Background(), level, "delivery worked", attrs...)
-	if p.o.Observe != nil {
-		p.o.Observe(d.Event, result, elapsed)
-	}
-	rt := routeOfKey(d)
-	data, _ := json.Marshal(map[string]any{"delivery": d.ID, "event": d.Event, "result": result, "attempt": d.Attempts, "elapsed_ms": elapsed.Milliseconds()})
-	p.append(event.Event{Type: event.Delivery, Repo: rt.Repo, PR: rt.PR, Data: data})
-	if result == store.Failed {
-		data, _ := json.Marshal(map[string]any{"delivery": d.ID, "event": d.Event, "error": oneLine(err)})
-		p.append(event.Event{Type: event.Error, Repo: rt.Repo, PR: rt.PR, Data: data})
-	}
-}
-
-// append adds e to the log; a log that fails loses the event, never the
-// work.
-func (p *Pool) append(e event.Event) {
-	if err := p.settle(func(ctx context.Context) error { _, err := p.q.Append(ctx, e); return err }); err != nil {
-		p.log.LogAttrs(context.Background(), slog.LevelWarn, "event log", slog.String("error", err.Error()))
-	}
-}
-
-// Shutdown stops claiming and waits for the running work until ctx ends;
-// then it cancels that work and hands every delivery still unfinished back
-// to the queue, to be claimed again by this or another replica. It returns
-// an error saying how many it handed back, nil when all work finished.
-func (p *Pool) Shutdown(ctx context.Context) error {
-	p.stop.Do(func() { close(p.quit) })
-	done := make(chan struct{})
-	go func() {
-		p.workers.Wait()
-		p.poller.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return p.shutdownErr(ctx)
-	case <-ctx.Done():
-	}
-	p.cancel(errShutdown)
-	grace := p.clock.NewTicker(p.o.Grace)
-	defer grace.Stop()
-	select {
-	case <-done:
-		return p.shutdownErr(ctx)
-	case <-grace.C():
-	}
-	// Work that ignores its canceled context: hand it back from here; its
-	// worker's Finish will be refused as lost.
-	p.mu.Lock()
-	var stuck []*job
-	for _, j := range p.running {
-		if !j.settled {
-			j.settled = true
-			stuck = append(stuck, j)
-		}
-	}
-	p.mu.Unlock()
-	for _, j := range stuck {
-		if err := p.settle(func(ctx context.Context) error { return p.q.Release(ctx, j.d.ID, j.worker) }); err != nil && !errors.Is(err, store.ErrLost) {
-			p.log.LogAttrs(context.Background(), slog.LevelError, "release a delivery", slog.String("delivery", j.d.ID), slog.String("error", err.Error()))
-			continue
-		}
-		p.released.Add(1)
-	}
-	return p.shutdownErr(ctx)
-}
-
-func (p *Pool) shutdownErr(ctx context.Context) error {
-	if n := p.released.Load(); n > 0 {
-		return fmt.Errorf("webhook: shutdown handed %d unfinished deliveries back to the queue: %w", n, context.Cause(ctx))
-	}
-	return nil
-}
-
-// oneLine is an error's first line, bounded.
-func oneLine(err error) string {
-	if err == nil {
-		return ""
-	}
-	s, _, _ := strings.Cut(err.Error(), "\n")
-	if len(s) > 500 {
-		s = s[:500] + "…"
-	}
-	return s
-}
-
 func or(s, def string) string {
 	if s == "" {
 		return def
@@ -458,17 +310,3 @@ func or(s, def string) string {
 	return s
 }
 
-// routeOfKey is the repository and pull request of a delivery, from its
-// key when it has one ("owner/name#pr", "owner/name@sha"), else from its
-// payload.
-func routeOfKey(d store.Delivery) route {
-	if i := strings.LastIndexAny(d.Key, "#@"); i > 0 {
-		r := route{Key: d.Key, Repo: d.Key[:i]}
-		if d.Key[i] == '#' {
-			r.PR, _ = strconv.Atoi(d.Key[i+1:])
-		}
-		return r
-	}
-	r, _ := routeOf(d.Event, d.Payload)
-	return r
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
+	"github.com/gcloop/gcloop/internal/pgtest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -29,7 +30,10 @@ const lease = 60 * time.Second
 // when the test ends.
 func startPool(t *testing.T, fs *testStore, h webhook.Handler, clock *manualClock, o webhook.PoolOptions) *webhook.Pool {
 	t.Helper()
-	o.Clock, o.Logger, o.Lease, o.Name = clock, quiet, lease, "test"
+	o.Clock, o.Logger, o.Lease = clock, quiet, lease
+	if o.Name == "" {
+		o.Name = "test"
+	}
 	p, err := webhook.NewPool(fs, h, o)
 	if err != nil {
 		t.Fatal(err)
@@ -121,50 +125,76 @@ func TestPoolFinishesEachDeliveryWithItsOutcome(t *testing.T) {
 
 func TestPoolRunsOnePullRequestAtATimeAndOthersMeanwhile(t *testing.T) {
 	t.Parallel()
-	fs := newTestStore(nil)
-	var (
-		mu      sync.Mutex
-		running = map[string]int{}
-		started []string
-		most    int
-	)
-	unblock := make(chan struct{})
-	h := handlerFunc(func(ctx context.Context, id, ev string, payload []byte) error {
-		key := strings.SplitN(id, "-", 2)[0]
-		mu.Lock()
-		running[key]++
-		most = max(most, running[key])
-		started = append(started, id)
-		mu.Unlock()
-		if id == "a-1" {
-			<-unblock
-		}
-		mu.Lock()
-		running[key]--
-		mu.Unlock()
-		return nil
-	})
-	p := startPool(t, fs, h, newManualClock(), webhook.PoolOptions{Workers: 4})
-	add(t, fs, "a-1", "octo/shop#1")
-	add(t, fs, "a-2", "octo/shop#1")
-	add(t, fs, "b-1", "octo/shop#2")
-	add(t, fs, "c-1", "")
-	p.Wake()
-	// b-1 and c-1 finish while a-1 blocks; a-2 waits for a-1.
-	settled(t, fs, "b-1")
-	settled(t, fs, "c-1")
-	if s := fs.state("a-2"); s != "pending" {
-		t.Fatalf("a-2 is %s while a-1 runs on the same pull request", s)
+	tests := []struct {
+		name string
+		open func(t *testing.T) []*testStore // one per replica
+	}{
+		{"one replica, in memory", func(t *testing.T) []*testStore { return []*testStore{newTestStore(nil)} }},
+		{"two replicas on one PostgreSQL database", func(t *testing.T) []*testStore {
+			url := pgtest.URL(t)
+			first := newPostgresStore(t, url)
+			return []*testStore{first, first.replica(newPostgresStore(t, url).Store)}
+		}},
 	}
-	close(unblock)
-	settled(t, fs, "a-2")
-	mu.Lock()
-	defer mu.Unlock()
-	if most != 1 {
-		t.Errorf("%d deliveries of one key ran at once", most)
-	}
-	if i, j := index(started, "a-1"), index(started, "a-2"); i < 0 || j < i {
-		t.Errorf("started %v: a-2 before a-1", started)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			replicas := tt.open(t)
+			fs := replicas[0]
+			var (
+				mu      sync.Mutex
+				running = map[string]int{}
+				started []string
+				most    int
+			)
+			unblock := make(chan struct{})
+			h := handlerFunc(func(ctx context.Context, id, ev string, payload []byte) error {
+				key := strings.SplitN(id, "-", 2)[0]
+				mu.Lock()
+				running[key]++
+				most = max(most, running[key])
+				started = append(started, id)
+				mu.Unlock()
+				if id == "a-1" {
+					<-unblock
+				}
+				mu.Lock()
+				running[key]--
+				mu.Unlock()
+				return nil
+			})
+			var pools []*webhook.Pool
+			for i, r := range replicas {
+				pools = append(pools, startPool(t, r, h, newManualClock(), webhook.PoolOptions{Workers: 4, Name: fmt.Sprintf("replica-%d", i)}))
+			}
+			add(t, fs, "a-1", "octo/shop#1")
+			add(t, fs, "a-2", "octo/shop#1")
+			add(t, fs, "b-1", "octo/shop#2")
+			add(t, fs, "c-1", "")
+			for _, p := range pools {
+				p.Wake()
+			}
+			// b-1 and c-1 finish while a-1 blocks; a-2 waits for a-1.
+			settled(t, fs, "b-1")
+			settled(t, fs, "c-1")
+			eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return index(started, "a-1") >= 0 }, "a-1 to start")
+			for _, p := range pools {
+				p.Wake() // every replica looks again: a-2 stays pending
+			}
+			if s := fs.state("a-2"); s != "pending" {
+				t.Fatalf("a-2 is %s while a-1 runs on the same pull request", s)
+			}
+			close(unblock)
+			settled(t, fs, "a-2")
+			mu.Lock()
+			defer mu.Unlock()
+			if most != 1 {
+				t.Errorf("%d deliveries of one key ran at once", most)
+			}
+			if i, j := index(started, "a-1"), index(started, "a-2"); i < 0 || j < i {
+				t.Errorf("started %v: a-2 before a-1", started)
+			}
+		})
 	}
 }
 
@@ -333,7 +363,7 @@ func TestShutdown(t *testing.T) {
 			}
 			if tt.wantState == "pending" {
 				// Another replica takes it up; the hand-back cost it no attempt.
-				d, ok, err := fs.Memory.Claim(context.Background(), "other-replica", lease)
+				d, ok, err := fs.Store.Claim(context.Background(), "other-replica", lease)
 				if !ok || err != nil || d.ID != "d-1" || d.Attempts != 1 {
 					t.Errorf("claim after the hand-back: %+v %v %v, want d-1 at its first attempt", d, ok, err)
 				}
@@ -347,5 +377,41 @@ func TestShutdown(t *testing.T) {
 				t.Error("a stopped pool claimed a delivery")
 			}
 		})
+	}
+}
+
+func TestAFinishTheStoreRefusesIsWorkedAgainAfterTheLease(t *testing.T) {
+	t.Parallel()
+	clock := newManualClock()
+	fs := newTestStore(clock.Now)
+	runs := make(chan int, 2)
+	n := 0
+	h := handlerFunc(func(ctx context.Context, id, ev string, payload []byte) error {
+		n++
+		runs <- n
+		return nil
+	})
+	p := startPool(t, fs, h, clock, webhook.PoolOptions{Workers: 1})
+	fs.fail("Finish", errors.New("connection reset by peer"))
+	add(t, fs, "d-1", "octo/shop#1")
+	p.Wake()
+	<-runs
+	eventually(t, func() bool { return len(fs.eventsOf(event.Delivery)) == 1 }, "the first run's event")
+	if d := fs.eventsOf(event.Delivery)[0].Data; !strings.Contains(string(d), `"result":"lost"`) {
+		t.Errorf("first run: %s, want lost", d)
+	}
+	fs.fail("Finish", nil)
+	// The claim runs out; the next poll claims the delivery again.
+	clock.Advance(lease)
+	clock.Tick(t, time.Second, 1)
+	if got := <-runs; got != 2 {
+		t.Fatalf("run %d", got)
+	}
+	if got := settled(t, fs, "d-1"); got != store.Done {
+		t.Errorf("outcome %s, want done", got)
+	}
+	eventually(t, func() bool { return len(fs.eventsOf(event.Delivery)) == 2 }, "the second run's event")
+	if d := fs.eventsOf(event.Delivery)[1].Data; !strings.Contains(string(d), `"attempt":2`) {
+		t.Errorf("second run: %s, want attempt 2", d)
 	}
 }

@@ -103,6 +103,7 @@ type answer struct {
 	body   []byte // JSON
 	why    string // for the log, on refusals
 	route  route
+	signed bool // the signature was checked and valid
 }
 
 // ServeHTTP handles one delivery.
@@ -136,7 +137,14 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	rc.log.LogAttrs(req.Context(), level, "webhook delivery", attrs...)
 	if rc.observe != nil {
-		rc.observe(name, a.result, elapsed)
+		// The event of a request that was not signed, or whose header is
+		// no event name, is "": no caller without the secret can make up
+		// metric labels.
+		observed := ""
+		if a.signed && validName(name) {
+			observed = name
+		}
+		rc.observe(observed, a.result, elapsed)
 	}
 }
 
@@ -164,6 +172,13 @@ func (rc *Receiver) receive(w http.ResponseWriter, req *http.Request, name, id s
 	if !rc.sig.valid(sig, body) {
 		return refuse(http.StatusUnauthorized, Unauthorized, "X-Hub-Signature-256 does not match the body")
 	}
+	a := rc.signed(req, name, id, body)
+	a.signed = true
+	return a
+}
+
+// signed checks and queues a delivery whose signature is valid.
+func (rc *Receiver) signed(req *http.Request, name, id string, body []byte) answer {
 	payload, a, ok := unwrap(req.Header.Get("Content-Type"), body)
 	if !ok {
 		return a
@@ -239,10 +254,20 @@ func unwrap(ct string, body []byte) ([]byte, answer, bool) {
 // appendEvent logs an accepted delivery; a log that fails loses the event,
 // never the delivery.
 func (rc *Receiver) appendEvent(ctx context.Context, id, name string, rt route) {
-	data, _ := json.Marshal(map[string]string{"delivery": id, "event": name, "result": Accepted})
+	data, _ := json.Marshal(deliveryData{Delivery: id, Event: name, Result: Accepted})
 	if _, err := rc.inbox.Append(ctx, event.Event{Type: event.Delivery, Repo: rt.Repo, PR: rt.PR, Data: data}); err != nil {
 		rc.log.LogAttrs(ctx, slog.LevelWarn, "event log", slog.String("delivery", id), slog.String("error", err.Error()))
 	}
+}
+
+// deliveryData is the data of a delivery event.
+type deliveryData struct {
+	Delivery  string `json:"delivery"`
+	Event     string `json:"event"`
+	Result    string `json:"result"`
+	Attempt   int    `json:"attempt,omitempty"`
+	ElapsedMS int64  `json:"elapsed_ms,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 func refuse(status int, result, why string) answer {

@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -45,6 +46,7 @@ func TestReceiverAnswers(t *testing.T) {
 		body     []byte
 		changes  []change
 		storeErr error
+		logErr   error // the event log fails
 		status   int
 		want     string // a piece of the answer
 		stored   bool
@@ -86,12 +88,17 @@ func TestReceiverAnswers(t *testing.T) {
 		{name: "GET", event: "issue_comment", changes: []change{func(r *http.Request) { r.Method = http.MethodGet }}, status: 405},
 		{name: "PUT", event: "issue_comment", body: comment, changes: []change{func(r *http.Request) { r.Method = http.MethodPut }}, status: 405},
 		{name: "a store that fails", event: "issue_comment", body: comment, storeErr: errors.New("database down"), status: 503, want: "send it again"},
+		{name: "an event log that fails loses the event, not the delivery", event: "issue_comment", body: comment, logErr: errors.New("log full"), status: 202, stored: true},
+		{name: "a chunked delivery", event: "issue_comment", body: comment, changes: []change{func(r *http.Request) {
+			r.Body, r.ContentLength = io.NopCloser(io.MultiReader(bytes.NewReader(comment))), -1
+		}}, status: 202, stored: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fs := newTestStore(nil)
 			fs.fail("Add", tt.storeErr)
+			fs.fail("Append", tt.logErr)
 			var (
 				mu       sync.Mutex
 				observed []string
@@ -139,11 +146,15 @@ func TestReceiverAnswers(t *testing.T) {
 			defer mu.Unlock()
 			if len(observed) != 1 {
 				t.Errorf("observed %v, want one result", observed)
+			} else if ev, _, _ := strings.Cut(observed[0], " "); (tt.status == 401 || tt.status == 405) && ev != "" {
+				t.Errorf("observed %q: an unsigned request named the event", observed[0])
+			} else if tt.status == 202 && ev != tt.event {
+				t.Errorf("observed %q, want the event %s", observed[0], tt.event)
 			}
 			if (woken == 1) != tt.stored {
 				t.Errorf("woken %d times, stored %v", woken, tt.stored)
 			}
-			if accepted := fs.eventsOf(event.Delivery); tt.stored != (len(accepted) == 1) {
+			if accepted := fs.eventsOf(event.Delivery); (tt.stored && tt.logErr == nil) != (len(accepted) == 1) {
 				t.Errorf("delivery events %v", accepted)
 			}
 		})

@@ -27,7 +27,7 @@ func (s *scanner) errorf(format string, args ...any) error {
 }
 
 func (s *scanner) ws() {
-	for s.i < len(s.b) {
+	for s.i < len(s.b) && s.b[s.i] <= ' ' {
 		switch s.b[s.i] {
 		case ' ', '\t', '\r', '\n':
 			s.i++
@@ -36,6 +36,15 @@ func (s *scanner) ws() {
 		}
 	}
 }
+
+// plain marks the bytes a string holds as they are: not the closing
+// quote, not an escape, not a control character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // peek is the next byte after white space, 0 at the end.
 func (s *scanner) peek() byte {
@@ -219,6 +228,12 @@ func (s *scanner) str() ([]byte, bool, error) {
 	start := s.i
 	escaped := false
 	for s.i < len(s.b) {
+		for s.i < len(s.b) && plain[s.b[s.i]] {
+			s.i++
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':

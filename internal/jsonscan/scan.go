@@ -53,6 +53,7 @@ type Scanner struct {
 	rerr error // sticky read error
 	sb   []byte
 	nb   []byte
+	kb   []byte // a key kept apart from buf
 }
 
 // Off is the file offset of the next unread byte.
@@ -120,6 +121,11 @@ func (s *Scanner) ensure(n int) error {
 // Peek skips whitespace and returns the next byte without consuming it;
 // io.EOF at the end of the input.
 func (s *Scanner) Peek() (byte, error) {
+	if s.pos < s.end { // fast path: no white space
+		if c := s.buf[s.pos]; c > ' ' {
+			return c, nil
+		}
+	}
 	for {
 		for s.pos < s.end {
 			switch c := s.buf[s.pos]; c {
@@ -173,8 +179,16 @@ func (s *Scanner) EndDoc(noun string) error {
 
 // Next is Peek for a place where a value or delimiter must follow.
 func (s *Scanner) Next() (byte, error) {
+	if s.pos < s.end { // fast path: no white space
+		if c := s.buf[s.pos]; c > ' ' {
+			return c, nil
+		}
+	}
 	c, err := s.Peek()
-	return c, s.eof(err)
+	if err != nil {
+		return c, s.eof(err)
+	}
+	return c, nil
 }
 
 // Kind names the JSON value starting with c.
@@ -238,6 +252,11 @@ func (s *Scanner) member(first *bool, keyLimit int) (key []byte, ok bool, err er
 	key, _, err = s.str(keyLimit)
 	if err != nil {
 		return nil, false, err
+	}
+	if len(key) > 0 && (s.pos == s.end || s.buf[s.pos] != ':') {
+		// Reading on may refill the buffer the key may lie in.
+		s.kb = append(s.kb[:0], key...)
+		key = s.kb
 	}
 	if c, err = s.Next(); err != nil {
 		return nil, false, err
@@ -349,6 +368,30 @@ func plainRun(b []byte, i int) int {
 	return i
 }
 
+// asciiRun is plainRun that also stops at a byte of 0x80 or above.
+func asciiRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ 0x2222222222222222 // '"' becomes 0
+		e := x ^ 0x5c5c5c5c5c5c5c5c // '\\' becomes 0
+		m := ((q - ones) &^ q) | ((e - ones) &^ e) | ((x - 0x2020202020202020) &^ x) | x
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return i
+}
+
+// plainASCII marks the bytes below 0x80 a string can hold without escape
+// handling.
+var plainASCII = func() (t [256]bool) {
+	for i := 0x20; i < 0x80; i++ {
+		t[i] = i != '"' && i != '\\'
+	}
+	return t
+}()
+
 // isASCII reports whether b has no byte of 0x80 or above, eight bytes at
 // a time.
 func isASCII(b []byte) bool {
@@ -364,10 +407,31 @@ func isASCII(b []byte) bool {
 }
 
 // str consumes a string (the opening quote next) and returns its unescaped
-// bytes, at most limit of them (valid until the next call); cut reports
+// bytes, at most limit of them (valid until the next call, and not to be
+// modified: they may be the scanner's buffer); cut reports
 // that more were dropped. Invalid UTF-8 and lone surrogates become U+FFFD,
 // as encoding/json does.
 func (s *Scanner) str(limit int) (b []byte, cut bool, err error) {
+	// Fast path: a string of plain ASCII bytes, whole in the buffer, is
+	// returned in place: no copy, no UTF-8 check.
+	i := asciiRun(s.buf[:s.end], s.pos+1)
+	for i < s.end && plainASCII[s.buf[i]] {
+		i++
+	}
+	if i < s.end && s.buf[i] == '"' {
+		b = s.buf[s.pos+1 : i]
+		s.pos = i + 1
+		if len(b) > limit {
+			b, cut = b[:max(limit, 0)], true
+		}
+		return b, cut, nil
+	}
+	return s.strSlow(limit)
+}
+
+// strSlow is str for strings with escapes, bytes of 0x80 or above, or not
+// whole in the buffer: they are unescaped into a scratch buffer.
+func (s *Scanner) strSlow(limit int) (b []byte, cut bool, err error) {
 	start := s.Off()
 	s.pos++ // the opening quote
 	s.sb = s.sb[:0]
@@ -404,7 +468,7 @@ func (s *Scanner) str(limit int) (b []byte, cut bool, err error) {
 		case c == '"':
 			s.pos++
 			if high && !utf8.Valid(s.sb) {
-				s.sb = []byte(strings.ToValidUTF8(string(s.sb), "\uFFFD"))
+				s.sb = validUTF8(s.sb)
 			}
 			return s.sb, cut, nil
 		case c < 0x20:
@@ -420,6 +484,23 @@ func (s *Scanner) str(limit int) (b []byte, cut bool, err error) {
 			cut = true
 		}
 	}
+}
+
+// validUTF8 returns b with each byte that is not part of a valid UTF-8
+// sequence replaced by U+FFFD, as encoding/json does (strings.ToValidUTF8
+// would replace a run of them by one).
+func validUTF8(b []byte) []byte {
+	out := make([]byte, 0, len(b)+2*utf8.UTFMax)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
 }
 
 // escape consumes one backslash escape and returns the rune it stands for.

@@ -1,8 +1,10 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -176,4 +178,153 @@ func TestPlainRun(t *testing.T) {
 func limitError(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "number longer than") || strings.Contains(msg, "nested deeper than")
+}
+
+// asciiRun stops exactly where the byte-by-byte loop over plainASCII
+// stops, or before, and never early more than 8 bytes from the end.
+func TestASCIIRun(t *testing.T) {
+	t.Parallel()
+	for n := 0; n < 40; n++ {
+		for _, special := range []byte{'"', '\\', 0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xff, 'a', 0x20} {
+			b := []byte(strings.Repeat("ab", 20))[:n]
+			b = append(b, special, 'x', 'y')
+			for from := 0; from <= n; from++ {
+				want := from
+				for want < len(b) && plainASCII[b[want]] {
+					want++
+				}
+				got := asciiRun(b, from)
+				if got > want || got < from {
+					t.Fatalf("asciiRun(%q, %d) = %d, want at most %d", b, from, got, want)
+				}
+				if got < want && len(b)-got >= 8 {
+					t.Fatalf("asciiRun(%q, %d) = %d stopped early at a plain byte (want %d)", b, from, got, want)
+				}
+			}
+		}
+	}
+}
+
+// walkValue reads one value with Object, Array, StringVal, Number and
+// Literal into what encoding/json decodes (numbers as json.Number).
+func walkValue(s *Scanner) (any, error) {
+	c, err := s.Next()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c == '{':
+		m := map[string]any{}
+		err := s.Object("", "", func(key []byte) error {
+			k := string(key)
+			v, err := walkValue(s)
+			m[k] = v
+			return err
+		})
+		return m, err
+	case c == '[':
+		a := []any{}
+		err := s.Array("", "", func(int) error {
+			v, err := walkValue(s)
+			a = append(a, v)
+			return err
+		})
+		return a, err
+	case c == '"':
+		return s.StringVal("", "", 1<<20)
+	case c == '-' || c >= '0' && c <= '9':
+		b, err := s.Number()
+		return json.Number(b), err
+	}
+	lit, err := s.Literal()
+	switch lit {
+	case "true":
+		return true, err
+	case "false":
+		return false, err
+	}
+	return nil, err
+}
+
+// compareWalk checks that walking in with the scanner, whatever its buffer
+// size, gives the keys and values encoding/json decodes.
+func compareWalk(t *testing.T, in string, mustBeValid bool) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(in))
+	dec.UseNumber()
+	var want any
+	if err := dec.Decode(&want); err != nil || !json.Valid([]byte(in)) {
+		if mustBeValid {
+			t.Fatalf("%.60q is not valid JSON: %v", in, err)
+		}
+		return
+	}
+	if longKey(want) {
+		return // Object cuts keys at 256 bytes
+	}
+	for _, size := range []int{16, 17, 64, 4096} {
+		s := New("t.json", iotest.OneByteReader(strings.NewReader(in)), size)
+		if size%2 == 0 {
+			s = New("t.json", strings.NewReader(in), size)
+		}
+		got, err := walkValue(s)
+		if err != nil {
+			if limitError(err) {
+				return
+			}
+			t.Fatalf("buffer %d: %v", size, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("buffer %d: %.60q (-encoding/json +scanner):\n%s", size, in, diff)
+		}
+	}
+}
+
+// longKey reports whether v holds an object key longer than 256 bytes.
+func longKey(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if len(k) > 256 || longKey(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if longKey(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Keys and strings read in place from the buffer survive refills.
+func TestScannerWalkAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
+	var big bytes.Buffer
+	big.WriteString(`{"runs":[`)
+	for i := range 300 {
+		fmt.Fprintf(&big, `{"key%[1]d" : "value %[1]d", "n":%[1]d, "é%[1]d":"\u00e9 \n", "long%[1]d"  :  %[2]q},`, i, strings.Repeat("x", i%40))
+	}
+	big.WriteString(`{}]}`)
+	for _, in := range []string{
+		big.String(),
+		`{"a":1,"b":"x","a":2}`,
+		"{\"k\xff\":\"v\xfe\"}",
+		"{\"0000000000000000\x91\xb5\":\"\xff\xfe\xfd\"}",
+		`{"k\u00e9":"v","":""}`,
+		` { "abcdefghijklmnopq" :"abcdefghijklmnopqrstu" , "abcdefghijklmnop":  [ "abcdefghijklmnopq" ] } `,
+	} {
+		compareWalk(t, in, true)
+	}
+}
+
+// FuzzScannerWalk: walking any valid document gives what encoding/json
+// decodes, whatever the buffer size.
+func FuzzScannerWalk(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2.5e+3,"x\u00e9\ud83d\ude00",true,null,{}]}`, `{"abcdefghijklmnopq" :"v","a":{"b":"c"}}`, "{\"k\xff\":1}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) { compareWalk(t, in, false) })
 }

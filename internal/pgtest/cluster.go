@@ -247,6 +247,7 @@ func tempDir(cred *syscall.Credential) (string, error) {
 			base = "/tmp"
 		}
 	}
+	removeStale(base)
 	dir, err := os.MkdirTemp(base, "gcloop-pgtest-")
 	if err != nil {
 		return "", fmt.Errorf("cluster directory: %w", err)
@@ -272,6 +273,30 @@ func childEnv(dir string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+dir, "LC_ALL=C")
+}
+
+// staleAge is how old a cluster's directory without a running server must
+// be to be taken for the leftover of a killed test binary; a younger one
+// may be another binary's, still in initdb.
+const staleAge = 10 * time.Minute
+
+// removeStale removes the directories under base that killed test
+// binaries left: in /dev/shm they hold memory until the machine restarts.
+func removeStale(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "gcloop-pgtest-*"))
+	for _, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if err != nil || time.Since(fi.ModTime()) < staleAge {
+			continue
+		}
+		if pid, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid")); err == nil {
+			first, _, _ := bytes.Cut(pid, []byte("\n"))
+			if n, err := strconv.Atoi(string(first)); err == nil && n > 0 && syscall.Kill(n, 0) != syscall.ESRCH {
+				continue // its server still runs
+			}
+		}
+		os.RemoveAll(dir)
+	}
 }
 
 func freePort() (int, error) {

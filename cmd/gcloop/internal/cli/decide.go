@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
@@ -129,6 +130,7 @@ func runDecide(env *Env, args []string) error {
 		st := p.State
 		st.MaxRounds = p.Settings.Config.MaxRounds
 		st.Record(d.Record())
+		st.RecordFiles(d.Round, d.Files)
 		if p.Final != "" {
 			st.Status = p.Final
 		}
@@ -200,7 +202,7 @@ func writeDecision(env *Env, d *decide.Decision, format string) error {
 	if format == "json" {
 		return d.WriteJSON(env.Stdout)
 	}
-	md, err := decide.RenderMarkdown(d, decide.ReportOptions{})
+	md, err := report.Markdown(d, report.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,165 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/store"
+)
+
+// model is the queue's contract written the plain way — a list in added
+// order, scanned at every claim — against which Memory's heap and
+// per-key queues are checked.
+type model struct {
+	ds []*modelDelivery
+}
+
+type modelDelivery struct {
+	id, key  string
+	state    string // pending, claimed, finished
+	worker   string
+	until    time.Time
+	attempts int
+}
+
+func (m *model) find(id string) *modelDelivery {
+	for _, d := range m.ds {
+		if d.id == id {
+			return d
+		}
+	}
+	return nil
+}
+
+func (m *model) add(id, key string) bool {
+	if m.find(id) != nil {
+		return false
+	}
+	m.ds = append(m.ds, &modelDelivery{id: id, key: key, state: "pending"})
+	return true
+}
+
+func (m *model) expire(now time.Time) {
+	for _, d := range m.ds {
+		if d.state == "claimed" && !d.until.After(now) {
+			d.worker = ""
+			if d.attempts >= store.MaxAttempts {
+				d.state = "finished"
+			} else {
+				d.state = "pending"
+			}
+		}
+	}
+}
+
+func (m *model) claim(worker string, until time.Time) (string, int) {
+	blocked := map[string]bool{}
+	for _, d := range m.ds {
+		if d.state == "claimed" && d.key != "" {
+			blocked[d.key] = true
+		}
+	}
+	for _, d := range m.ds {
+		if d.state != "pending" {
+			continue
+		}
+		if d.key != "" && blocked[d.key] {
+			continue
+		}
+		d.state, d.worker, d.until = "claimed", worker, until
+		d.attempts++
+		return d.id, d.attempts
+	}
+	return "", 0
+}
+
+func (m *model) claimOf(id, worker string) *modelDelivery {
+	d := m.find(id)
+	if d == nil || d.state != "claimed" || d.worker != worker {
+		return nil
+	}
+	return d
+}
+
+func (m *model) pending() int {
+	n := 0
+	for _, d := range m.ds {
+		if d.state != "finished" {
+			n++
+		}
+	}
+	return n
+}
+
+// FuzzMemoryQueue runs a sequence of operations, read from the input two
+// bytes at a time, on Memory and on the model, and fails where they differ.
+func FuzzMemoryQueue(f *testing.F) {
+	f.Add([]byte{0, 0x10, 0, 0x11, 1, 0, 1, 1, 2, 0x00, 1, 2})
+	f.Add([]byte{0, 0x21, 0, 0x22, 1, 5, 5, 3, 1, 0, 5, 3, 6, 0, 1, 1, 3, 0x01})
+	f.Add([]byte{0, 0x31, 1, 0, 5, 3, 1, 1, 5, 3, 1, 2, 5, 3, 1, 0, 5, 3, 1, 1, 5, 3, 6, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		ctx := context.Background()
+		clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		s := store.NewMemory(store.Options{Now: clk.Now})
+		defer s.Close()
+		var m model
+		keys := []string{"", "o/r#1", "o/r#2", "o/r"}
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i]%8, int(ops[i+1])
+			id := fmt.Sprintf("d%d", arg%16)
+			worker := fmt.Sprintf("w%d", arg/16%3)
+			lease := time.Duration(arg%4+1) * 10 * time.Second
+			where := fmt.Sprintf("op %d (%d %d)", i/2, op, arg)
+			now := clk.Now()
+			m.expire(now)
+			switch op {
+			case 0:
+				key := keys[arg/16%len(keys)]
+				got, err := s.Add(ctx, store.Delivery{ID: id, Key: key})
+				if want := m.add(id, key); err != nil || got != want {
+					t.Fatalf("%s: Add(%s) = %v, %v; want %v", where, id, got, err, want)
+				}
+			case 1, 7:
+				d, ok, err := s.Claim(ctx, worker, lease)
+				wantID, wantAttempts := m.claim(worker, now.Add(lease))
+				if err != nil || ok != (wantID != "") || d.ID != wantID || d.Attempts != wantAttempts {
+					t.Fatalf("%s: Claim = %q attempt %d, %v, %v; want %q attempt %d", where, d.ID, d.Attempts, ok, err, wantID, wantAttempts)
+				}
+			case 2, 3, 4:
+				var err error
+				md := m.claimOf(id, worker)
+				switch op {
+				case 2:
+					err = s.Finish(ctx, id, worker, store.Done)
+					if md != nil {
+						md.state, md.worker = "finished", ""
+					}
+				case 3:
+					err = s.Release(ctx, id, worker)
+					if md != nil {
+						md.state, md.worker = "pending", ""
+						md.attempts--
+					}
+				case 4:
+					err = s.Extend(ctx, id, worker, lease)
+					if md != nil {
+						md.until = now.Add(lease)
+					}
+				}
+				if lost := errors.Is(err, store.ErrLost); lost != (md == nil) || (!lost && err != nil) {
+					t.Fatalf("%s: op on %s by %s = %v; want lost %v", where, id, worker, err, md == nil)
+				}
+			case 5:
+				clk.advance(time.Duration(arg%4) * 5 * time.Second)
+			case 6:
+				n, err := s.Pending(ctx)
+				if want := m.pending(); err != nil || n != want {
+					t.Fatalf("%s: Pending() = %d, %v; want %d", where, n, err, want)
+				}
+			}
+		}
+	})
+}

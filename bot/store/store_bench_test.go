@@ -1,0 +1,130 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/event"
+	"github.com/gcloop/gcloop/bot/store"
+	"github.com/gcloop/gcloop/internal/pgtest"
+)
+
+// A signed delivery's payload is a few kilobytes.
+var benchPayload = []byte(fmt.Sprintf(`{"action":"created","comment":{"body":%q}}`, make([]byte, 4000)))
+
+func benchStores(b *testing.B, run func(b *testing.B, s store.Store)) {
+	b.Run("Memory", func(b *testing.B) {
+		s := store.NewMemory(store.Options{})
+		defer s.Close()
+		b.ResetTimer()
+		run(b, s)
+	})
+	b.Run("Postgres", func(b *testing.B) {
+		// The pool as the bot opens it: pgx's default size.
+		s, err := store.OpenPostgres(context.Background(), pgtest.URL(b), store.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		b.ResetTimer()
+		run(b, s)
+	})
+}
+
+func opsPerSecond(b *testing.B) {
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+var benchIDs atomic.Int64
+
+func benchDelivery(i int64) store.Delivery {
+	return store.Delivery{
+		ID:           fmt.Sprintf("bench-%d", i),
+		Event:        "issue_comment",
+		Payload:      benchPayload,
+		Key:          fmt.Sprintf("o/r#%d", i%100),
+		Installation: 7,
+		Received:     time.Now(),
+	}
+}
+
+// BenchmarkAdd is the cost of a webhook's acknowledgment.
+func BenchmarkAdd(b *testing.B) {
+	benchStores(b, func(b *testing.B, s store.Store) {
+		b.ReportAllocs()
+		b.SetParallelism(4)
+		b.RunParallel(func(pb *testing.PB) {
+			ctx := context.Background()
+			for pb.Next() {
+				if added, err := s.Add(ctx, benchDelivery(benchIDs.Add(1))); err != nil || !added {
+					b.Errorf("Add = %v, %v", added, err)
+					return
+				}
+			}
+		})
+		opsPerSecond(b)
+	})
+}
+
+// BenchmarkClaimFinish is a worker's cost per delivery, 100 keys deep.
+func BenchmarkClaimFinish(b *testing.B) {
+	benchStores(b, func(b *testing.B, s store.Store) {
+		ctx := context.Background()
+		for range b.N {
+			if _, err := s.Add(ctx, benchDelivery(benchIDs.Add(1))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var workers atomic.Int64
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			worker := fmt.Sprintf("w%d", workers.Add(1))
+			for pb.Next() {
+				d, ok, err := s.Claim(ctx, worker, time.Minute)
+				if err != nil {
+					b.Errorf("Claim: %v", err)
+					return
+				}
+				if !ok {
+					continue // every key held by the other workers
+				}
+				if err := s.Finish(ctx, d.ID, worker, store.Done); err != nil {
+					b.Errorf("Finish: %v", err)
+					return
+				}
+			}
+		})
+		opsPerSecond(b)
+	})
+}
+
+// BenchmarkAppend is the cost of an event of the log.
+func BenchmarkAppend(b *testing.B) {
+	benchStores(b, func(b *testing.B, s store.Store) {
+		ch, err := s.Subscribe(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			for range ch {
+			}
+		}()
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			ctx := context.Background()
+			e := event.Event{Type: event.Decision, Repo: "o/r", PR: 1, Loop: "review", Data: []byte(`{"score":7}`)}
+			for pb.Next() {
+				if _, err := s.Append(ctx, e); err != nil {
+					b.Errorf("Append: %v", err)
+					return
+				}
+			}
+		})
+		opsPerSecond(b)
+	})
+}
