@@ -109,7 +109,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 		return nil, err
 	}
 	if s.login, err = s.clients.Identity(ctx); err != nil {
-		return nil, fmt.Errorf("GitHub refused the bot's credentials: %w", err)
+		return nil, fmt.Errorf("ask GitHub who the bot is (which checks its credentials): %w", err)
 	}
 
 	log := metrics.CountingLog{Log: st, Metrics: s.metrics}

@@ -126,8 +126,8 @@ func TestNewFailsOnRefusedCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = New(context.Background(), cfg, Options{Logger: quiet()})
-	if err == nil || !strings.Contains(err.Error(), "GitHub refused the bot's credentials") {
-		t.Errorf("New: err = %v, want the credentials refused", err)
+	if err == nil || !strings.Contains(err.Error(), "ask GitHub who the bot is") || !strings.Contains(err.Error(), "unauthorized: Bad credentials") {
+		t.Errorf("New: err = %v, want GitHub's 401 at start", err)
 	}
 }
 
