@@ -93,9 +93,16 @@ type RoundFiles struct {
 	Files map[string][2]int64 `json:"files"`
 }
 
+// MaxRoundFiles is the most files whose coverage a round keeps in the
+// state; a larger report keeps none (a partial list would show the files
+// left out as new ones), so that a state stays far below the decoder's
+// size cap.
+const MaxRoundFiles = 2000
+
 // RecordFiles keeps the per-file coverage of round n: it replaces an
 // earlier entry of round n (a re-run), drops entries of later rounds and
-// keeps only the newest entry before n. No files drop round n's entry.
+// keeps only the newest entry before n. No files, or more than
+// MaxRoundFiles, drop round n's entry.
 func (s *State) RecordFiles(n int, files []FileCoverage) {
 	var before *RoundFiles
 	for i := range s.Files {
@@ -107,7 +114,7 @@ func (s *State) RecordFiles(n int, files []FileCoverage) {
 	if before != nil {
 		kept = append(kept, *before)
 	}
-	if len(files) > 0 {
+	if len(files) > 0 && len(files) <= MaxRoundFiles {
 		m := make(map[string][2]int64, len(files))
 		for _, f := range files {
 			m[f.Path] = [2]int64{f.Covered, f.Total}

@@ -119,6 +119,10 @@ func TestStateRecordFiles(t *testing.T) {
 		{"only the newest round before is kept", func(s *State) { s.RecordFiles(1, a); s.RecordFiles(2, b); s.RecordFiles(3, a) }, 3, b, 2, 2},
 		{"a round without files drops its entry", func(s *State) { s.RecordFiles(1, a); s.RecordFiles(2, b); s.RecordFiles(2, nil) }, 3,
 			[]FileCoverage{{Path: "a.go", Covered: 3, Total: 4}, {Path: "b.go", Covered: 1, Total: 2}}, 1, 1},
+		{"more files than a round keeps record none", func(s *State) {
+			s.RecordFiles(1, a)
+			s.RecordFiles(2, make([]FileCoverage, MaxRoundFiles+1))
+		}, 3, []FileCoverage{{Path: "a.go", Covered: 3, Total: 4}, {Path: "b.go", Covered: 1, Total: 2}}, 1, 1},
 		{"a later round recorded again drops the rounds after it", func(s *State) { s.RecordFiles(1, a); s.RecordFiles(3, b); s.RecordFiles(2, b) }, 3, b, 2, 2},
 	}
 	for _, tt := range tests {

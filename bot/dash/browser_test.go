@@ -72,12 +72,14 @@ func (l *droppingListener) dropAll() {
 	l.conns = nil
 }
 
-// bot serves the dashboard, the feed and the API over st as the bot does,
-// behind the loopback guard; refuse makes /ws answer 503.
+// bot serves the dashboard, the feed and the API over a store as the bot
+// does, behind the loopback guard; refuse makes /ws answer 503, restart
+// puts a new store and hub behind the same address.
 type bot struct {
 	srv    *httptest.Server
 	ln     *droppingListener
-	hub    *feed.Hub
+	guard  *access.Guard
+	hub    atomic.Pointer[feed.Hub]
 	refuse atomic.Bool
 }
 
@@ -87,11 +89,8 @@ func startBot(t *testing.T, st *store.Memory) *bot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub, err := feed.New(st, feed.Options{FilterFor: guard.RepoFilter})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &bot{hub: hub}
+	b := &bot{guard: guard}
+	b.restart(t, st)
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", guard.Wrap(Handler()))
 	mux.Handle("/ws", guard.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -99,14 +98,29 @@ func startBot(t *testing.T, st *store.Memory) *bot {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
-		hub.ServeHTTP(w, r)
+		b.hub.Load().ServeHTTP(w, r)
 	})))
-	mux.Handle("/api/events", guard.Wrap(hub.Events()))
-	mux.Handle("/api/loops", guard.Wrap(hub.Loops()))
+	mux.Handle("/api/events", guard.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.hub.Load().Events().ServeHTTP(w, r)
+	})))
+	mux.Handle("/api/loops", guard.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.hub.Load().Loops().ServeHTTP(w, r)
+	})))
 	b.srv = httptest.NewUnstartedServer(mux)
 	b.ln = &droppingListener{Listener: b.srv.Listener}
 	b.srv.Listener = b.ln
 	b.srv.Start()
+	t.Cleanup(b.srv.Close)
+	return b
+}
+
+// restart serves st through a new hub, as a restarted bot does.
+func (b *bot) restart(t *testing.T, st *store.Memory) {
+	t.Helper()
+	hub, err := feed.New(st, feed.Options{FilterFor: b.guard.RepoFilter})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { _ = hub.Run(ctx) }()
 	t.Cleanup(func() {
@@ -114,10 +128,9 @@ func startBot(t *testing.T, st *store.Memory) *bot {
 		defer scancel()
 		_ = hub.Shutdown(sctx)
 		cancel()
-		b.srv.Close()
 	})
 	<-hub.Ready()
-	return b
+	b.hub.Store(hub)
 }
 
 func browser(t *testing.T, path string) context.Context {
@@ -230,20 +243,54 @@ func TestDashboardShowsDecisionsLiveAndReplaysWhatItMissed(t *testing.T) {
 	}
 
 	if *screenshot {
-		// After the highlight of the newest rows has faded.
-		if err := chromedp.Do(ctx, chromedp.Sleep(2200*time.Millisecond)); err != nil {
-			t.Fatal(err)
-		}
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join("..", "..", "docs", "dashboard.png")
-		if err := os.WriteFile(out, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s (%d bytes)", out, len(png))
+		shoot(t, ctx)
 	}
+
+	// The bot restarts with an empty in-memory log, whose ids start at 1
+	// again: the page notices and starts over instead of waiting for ids
+	// above the ones it has seen.
+	fresh := store.NewMemory(store.Options{})
+	t.Cleanup(func() { _ = fresh.Close() })
+	first := appendEvent(t, fresh, event.Round, "acme/new", 1, "review", nil)
+	b.restart(t, fresh)
+	b.ln.dropAll()
+	err = chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#events li[data-id="%d"][data-type="round"]`, first.ID))),
+		chromedp.WaitVisible(chromedp.CSS(`#loops tr[data-key="acme/new#1#review"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),
+	)
+	if err != nil {
+		t.Fatalf("waiting for the page to start over after the restart: %v", err)
+	}
+	then := appendEvent(t, fresh, event.Decision, "acme/new", 1, "review", map[string]any{"round": 1, "max_rounds": 3, "decision": "converge"})
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#events li[data-id="%d"]`, then.ID)))); err != nil {
+		t.Fatalf("live after the restart: %v", err)
+	}
+	ids, err = chromedp.Run(ctx, chromedp.Evaluate[[]int64](shownIDs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(ids) != fmt.Sprint([]int64{then.ID, first.ID}) {
+		t.Errorf("after the restart the page lists ids %v, want [%d %d]", ids, then.ID, first.ID)
+	}
+}
+
+// shoot writes the page's screenshot to docs/dashboard.png.
+func shoot(t *testing.T, ctx context.Context) {
+	t.Helper()
+	// After the highlight of the newest rows has faded.
+	if err := chromedp.Do(ctx, chromedp.Sleep(2200*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join("..", "..", "docs", "dashboard.png")
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d bytes)", out, len(png))
 }
 
 // seed fills the log with the loops of a few pull requests.

@@ -116,7 +116,7 @@ func (w *writer) coverageFiles() {
 		}
 	}
 	if k := len(rows) - n; k > 0 {
-		w.printf("\n… and %s more\n", plural(k, "file"))
+		w.printf("\n… and %d more %s\n", k, pluralWord(k, "file"))
 	}
 	w.line("")
 }

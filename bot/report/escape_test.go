@@ -205,3 +205,25 @@ func FuzzEscapeInline(f *testing.F) {
 		}
 	})
 }
+
+func TestHTMLText(t *testing.T) {
+	t.Parallel()
+	const z = "\u200b"
+	tests := []struct{ name, in, want string }{
+		{"plain words stay, Markdown punctuation too", "assertion_mismatch *x*", "assertion_mismatch *x*"},
+		{"tags become entities", `<b a="1">&</b>`, "&lt;b a=&quot;1&quot;&gt;&amp;&lt;/b&gt;"},
+		{"a mention does not ping", "@octocat", "@" + z + "octocat"},
+		{"a reference does not link", "#12", "#" + z + "12"},
+		{"the marker keyword is defused", "<!-- gcloop:state x y -->", "&lt;!-- gcloop&#58;state x y --&gt;"},
+		{"controls go, lines join", "a\x00b\nc\u202e", "ab c"},
+		{"long text is cut", strings.Repeat("x", 100), strings.Repeat("x", 59) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := htmlText(tt.in, 60); got != tt.want {
+				t.Errorf("htmlText(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}

@@ -91,7 +91,7 @@ func (w *writer) findingsWhy() string {
 			s += " in " + plural(n, "file")
 		}
 		if minor := c.Medium + c.Low; minor > 0 {
-			s += fmt.Sprintf(", %d minor", minor)
+			s += fmt.Sprintf("; %s", plural(minor, "minor finding"))
 		}
 		return s
 	case c.Total() > 0:
@@ -235,7 +235,11 @@ func (w *writer) richLine(s string) string { return rich(s, w.lim.msgRunes) }
 // starts.
 func (w *writer) fixNext() string {
 	d := w.d
-	s := "fix round " + strconv.Itoa(d.Round+1)
+	kind := "fix round "
+	if d.Loop == decide.Critique || d.Loop == decide.Audit {
+		kind = "revision round "
+	}
+	s := kind + strconv.Itoa(d.Round+1)
 	if d.MaxRounds > 0 {
 		s += fmt.Sprintf(" of %d", d.MaxRounds)
 	}

@@ -79,8 +79,9 @@ func render(d *decide.Decision, o Options, maxBytes int, marker string) (string,
 		tail = marker + "\n"
 	}
 	var out string
+	fs := sorted(d.Findings) // once for every level
 	for i, lim := range levels {
-		w := &writer{d: d, o: o, lim: lim, max: maxBytes, trimmed: i > 0}
+		w := &writer{d: d, o: o, lim: lim, max: maxBytes, trimmed: i > 0, sorted: fs}
 		out = w.render() + tail
 		if maxBytes == 0 || len(out) <= maxBytes {
 			return out, nil
@@ -97,9 +98,15 @@ type writer struct {
 	lim     limits
 	max     int  // size limit of the whole report, 0 for none
 	trimmed bool // a compacted rendering: say where the rest is
+	sorted  []decide.Finding
 }
 
 func (w *writer) render() string {
+	size := 8<<10 + 400*len(w.d.Findings) + 200*(len(w.d.Tasks)+len(w.d.History)+len(w.d.Failures))
+	if w.max > 0 {
+		size = min(size, w.max+1024)
+	}
+	w.b.Grow(size)
 	w.heading()
 	w.why()
 	w.next()

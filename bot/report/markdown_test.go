@@ -32,18 +32,29 @@ func repRound(n int, sha string, dec decide.Outcome, verdict string, score *floa
 		Score: score, Counts: c, Tasks: tasks, Issues: issues}
 }
 
-// coverageFiles is n files of a coverage report; shift moves their
-// coverage so that two calls compare as two rounds.
-func coverageFiles(n int, shift int64) []decide.FileCoverage {
-	out := make([]decide.FileCoverage, 0, n)
+// coverageFiles is the per-file coverage of two rounds of a cart service:
+// n files now, their coverage the round before moved by varied amounts;
+// the last two files are new, every fifth is unchanged.
+func coverageFiles(n int) (now, before []decide.FileCoverage) {
+	names := []string{"cart", "price", "discount", "tax", "checkout", "session", "store", "invoice", "refund", "currency"}
 	for i := 0; i < n; i++ {
-		covered := (int64(i)*37+shift)%90 + 5
-		if i%4 == 3 {
-			covered = (int64(i) * 37) % 90 // unchanged between rounds
+		path := fmt.Sprintf("internal/%s/%s.go", []string{"cart", "billing"}[i%2], names[i%len(names)])
+		if i >= len(names) {
+			path = fmt.Sprintf("internal/%s/%s_%d.go", []string{"cart", "billing"}[i%2], names[i%len(names)], i/len(names))
 		}
-		out = append(out, decide.FileCoverage{Path: fmt.Sprintf("pkg/cart/file%02d.go", i), Covered: covered, Total: 100})
+		total := int64(40 + (i*29)%160)
+		covered := total * int64((i*37)%90+5) / 100
+		now = append(now, decide.FileCoverage{Path: path, Covered: covered, Total: total})
+		if i >= n-2 {
+			continue
+		}
+		prev := covered - total*int64((i*53)%41-12)/100
+		if i%5 == 4 {
+			prev = covered
+		}
+		before = append(before, decide.FileCoverage{Path: path, Covered: max(0, min(prev, total)), Total: total})
 	}
-	return out
+	return now, before
 }
 
 // repCases are the decisions rendered to golden files.
@@ -179,6 +190,8 @@ func repCases() map[string]*decide.Decision {
 			{N: 3, SHA: "0c0c0c0c0c", Decision: decide.Converge, Verdict: "accept", Regressions: repI(1)},
 		},
 	}
+	covNow, covBefore := coverageFiles(24)
+	convNow, convBefore := coverageFiles(6)
 	cases["coverage-fix"] = &decide.Decision{Loop: decide.Coverage, ID: "coverage", Outcome: decide.Fix, Verdict: "FIX", Round: 2, MaxRounds: 3, Threshold: repF(7),
 		Coverage: repF(61.25), PassRate: repF(0.9), Target: repF(80), Layer: "L1",
 		Summary: "Round 2 for L1: coverage 55.0% -> 61.2% (delta: +6.2%)",
@@ -188,8 +201,8 @@ func repCases() map[string]*decide.Decision {
 			{Name: "web/Cart.spec.ts > renders", File: "web/Cart.spec.ts", Status: decide.Failed, Message: "Cannot find module './Cart' from 'Cart.spec.ts'", Category: "missing_import"},
 			{Name: "web/Cart.spec.ts > totals", File: "web/Cart.spec.ts", Status: decide.Failed, Message: "expected 3 to be 4", Category: "assertion_mismatch"},
 		},
-		Files:          coverageFiles(20, 0),
-		PrevFiles:      coverageFiles(20, 7),
+		Files:          covNow,
+		PrevFiles:      covBefore,
 		PrevFilesRound: 1,
 		Reasons:        []string{"coverage 61.25% < target 80% (coverage.out)", "4 tests fail (junit.xml)"},
 		NextSteps:      []string{"the generator revises; round 3 runs on the next push (or `/gc retry`)"},
@@ -201,8 +214,8 @@ func repCases() map[string]*decide.Decision {
 	cases["coverage-converge"] = &decide.Decision{Loop: decide.Coverage, ID: "coverage", Outcome: decide.Converge, Verdict: "CONVERGE", Round: 3, MaxRounds: 3,
 		Coverage: repF(82.5), PassRate: repF(1), Target: repF(80), Layer: "L1",
 		Summary:        "Round 3 for L1: coverage 61.2% -> 82.5% (delta: +21.2%)",
-		Files:          coverageFiles(6, 40),
-		PrevFiles:      coverageFiles(6, 0),
+		Files:          convNow,
+		PrevFiles:      convBefore,
 		PrevFilesRound: 2,
 		Reasons:        []string{"tests: 120 passed, 0 failed, 2 skipped, pass rate 1 (junit.xml)", "coverage 82.5% ≥ target 80% (coverage.out)"},
 		NextSteps:      []string{"none: the loop converged"},
@@ -331,10 +344,10 @@ func TestMarkdownLead(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, heading, why, next string }{
 		{"review-fix", "## 🔁 gcloop review — FIX · round 2 of 3",
-			"**Why:** score 4.5 / 10, below the threshold 7 (+1.5 since round 1); 3 blocking findings (1 critical, 2 high) in 2 files, 2 minor.",
+			"**Why:** score 4.5 / 10, below the threshold 7 (+1.5 since round 1); 3 blocking findings (1 critical, 2 high) in 2 files; 2 minor findings.",
 			"**Next:** fix round 3 of 3 — fix issues #13, #14; gcloop judges the next push (or `/gc retry`)."},
 		{"review-escalate", "## 🛑 gcloop review — ESCALATE · round 3 of 3",
-			"**Why:** score 5 / 10, below the threshold 7 (+1 since round 2); 2 blocking findings (2 high) in 1 file, 1 minor; the round cap is reached (3 of 3).",
+			"**Why:** score 5 / 10, below the threshold 7 (+1 since round 2); 2 blocking findings (2 high) in 1 file; 1 minor finding; the round cap is reached (3 of 3).",
 			"**Next:** a maintainer decides — comment `/gc retry review`, `/gc approve review` or `/gc abort review` on this pull request (see *How to go on* below)."},
 		{"review-approved", "## ✅ gcloop review — CONVERGE (approved) · round 4 of 3 `forced`",
 			"**Why:** score 5 / 10, below the threshold 7 (unchanged since round 3); 1 blocking finding (1 high) in 1 file; stopped by a maintainer.",
@@ -474,7 +487,7 @@ func TestMarkdownWithoutBlobURL(t *testing.T) {
 	if strings.Contains(got, "](") {
 		t.Errorf("links without a blob URL:\n%s", got)
 	}
-	if !strings.Contains(got, "| 🔴 critical | internal/auth/token.go:42 | token compared") {
+	if !strings.Contains(got, "| 🔴\u00a0critical | internal/auth/token.go:42 | token compared") {
 		t.Errorf("plain line reference missing:\n%s", got)
 	}
 }
@@ -529,7 +542,11 @@ func TestMarkdownCompactsToTheCommentLimit(t *testing.T) {
 			t.Errorf("compacted report lacks %q", want)
 		}
 	}
-	full, err := Markdown(d, Options{BlobURL: repBlob})
+	// Without a limit nothing is compacted (a tenth of the findings is
+	// already far over the limit, and keeps the test fast).
+	part := *d
+	part.Findings = d.Findings[:1000]
+	full, err := Markdown(&part, Options{BlobURL: repBlob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,7 +652,9 @@ func FuzzMarkdown(f *testing.F) {
 			d.PrevFiles = []decide.FileCoverage{{Path: path + msg, Covered: 1, Total: 3}}
 		}
 		d.Tasks = []decide.Task{{ID: msg, Title: prose, TargetFiles: []string{path}, Findings: []string{msg}, Acceptance: prose}}
-		d.Failures = []decide.TestCase{{Name: msg, File: path, Message: prose, Category: msg}}
+		for i := 0; i <= n%8; i++ {
+			d.Failures = append(d.Failures, decide.TestCase{Name: msg, File: path, Message: prose, Category: msg})
+		}
 		d.Checks = []decide.Check{{Name: msg, Status: prose}}
 		d.Dimensions = []decide.Dimension{{Name: msg, Score: float64(n)}}
 		d.Metrics = []decide.Metric{{Name: msg, Before: repF(float64(n)), After: repF(1), Unit: path}}

@@ -85,7 +85,8 @@ func (w *writer) figures() {
 	w.line("|" + strings.Repeat(":---:|", len(head)))
 	w.line("| " + strings.Join(cells, " | ") + " |")
 	w.line("")
-	if d.Summary != "" {
+	// The coverage summary line says what the lead and the figures say.
+	if d.Summary != "" && d.Loop != decide.Coverage {
 		w.printf("%s\n\n", rich(d.Summary, w.lim.msgRunes))
 	}
 }
@@ -103,13 +104,13 @@ func (w *writer) countCell() string {
 func sevMark(s decide.Severity) string {
 	switch s {
 	case decide.Critical:
-		return "🔴 critical"
+		return "🔴\u00a0critical"
 	case decide.High:
-		return "🟠 high"
+		return "🟠\u00a0high"
 	case decide.Medium:
-		return "🟡 medium"
+		return "🟡\u00a0medium"
 	case decide.Low:
-		return "⚪ low"
+		return "⚪\u00a0low"
 	}
 	return "unknown"
 }
@@ -147,7 +148,7 @@ func sorted(fs []decide.Finding) []decide.Finding {
 // open, the others folded. Tasks and issues refer to them, never repeat
 // them.
 func (w *writer) findings() {
-	fs := sorted(w.d.Findings)
+	fs := w.sorted
 	if len(fs) == 0 {
 		return
 	}
@@ -262,7 +263,7 @@ func (w *writer) tasks() {
 	}
 	n := cut(len(ts), w.lim.tasks)
 	w.printf("### %s\n\n", capital(plural(len(ts), "task")))
-	w.line("| task | files | acceptance |")
+	w.line("| task | on | acceptance |")
 	w.line("|---|---|---|")
 	for _, t := range ts[:n] {
 		if w.full() {
@@ -408,16 +409,19 @@ func (w *writer) failures() {
 		}
 		per[c]++
 	}
+	folded := len(fs) > 5
 	parts := make([]string, 0, len(cats))
 	for _, c := range cats[:cut(len(cats), w.lim.items)] {
-		parts = append(parts, fmt.Sprintf("%s ×%d", htmlText(c, 60), per[c]))
+		if folded {
+			parts = append(parts, fmt.Sprintf("%s ×%d", htmlText(c, 60), per[c]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s ×%d", w.text(c), per[c]))
+		}
 	}
-	title := fmt.Sprintf("%s: %s", capital(plural(len(fs), "failing test")), strings.Join(parts, ", "))
-	folded := len(fs) > 5
 	if folded {
-		w.openDetails(title)
+		w.openDetails(fmt.Sprintf("%s: %s", capital(plural(len(fs), "failing test")), strings.Join(parts, ", ")))
 	} else {
-		w.printf("### %s\n\n", title)
+		w.printf("### %s\n\n%s\n\n", capital(plural(len(fs), "failing test")), strings.Join(parts, " · "))
 	}
 	n := cut(len(fs), w.lim.items)
 	w.line("| test | file | category | message |")

@@ -60,7 +60,6 @@ func (p *Pool) append(e event.Event) {
 	}
 }
 
-
 // oneLine is an error's first line, bounded.
 func oneLine(err error) string {
 	if err == nil {

@@ -41,4 +41,3 @@ func (p *Pool) heartbeat(ctx context.Context, j *job, beat <-chan struct{}, beat
 		}
 	}
 }
-

@@ -309,4 +309,3 @@ func or(s, def string) string {
 	}
 	return s
 }
-

@@ -256,7 +256,12 @@ func TestHeartbeatRenewsTheLeaseAndALostLeaseCancelsTheWork(t *testing.T) {
 				// that run finish.
 				defer close(finish)
 			}
-			got := <-cause
+			var got error
+			select {
+			case got = <-cause:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the work was not canceled")
+			}
 			if tt.canceled != errors.Is(got, store.ErrLost) {
 				t.Fatalf("the work's context ended with %v, want canceled %v", got, tt.canceled)
 			}
@@ -413,5 +418,23 @@ func TestAFinishTheStoreRefusesIsWorkedAgainAfterTheLease(t *testing.T) {
 	eventually(t, func() bool { return len(fs.eventsOf(event.Delivery)) == 2 }, "the second run's event")
 	if d := fs.eventsOf(event.Delivery)[1].Data; !strings.Contains(string(d), `"attempt":2`) {
 		t.Errorf("second run: %s, want attempt 2", d)
+	}
+}
+
+func TestShutdownOfAnIdlePoolPastItsDeadline(t *testing.T) {
+	t.Parallel()
+	fs := newTestStore(nil)
+	p := startPool(t, fs, handlerFunc(func(context.Context, string, string, []byte) error { return nil }), newManualClock(), webhook.PoolOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- p.Shutdown(ctx) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("Shutdown = %v, want nil: nothing was running", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown of an idle pool waits for its grace")
 	}
 }

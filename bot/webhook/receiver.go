@@ -191,7 +191,7 @@ func (rc *Receiver) signed(req *http.Request, name, id string, body []byte) answ
 	}
 	rt, err := routeOf(name, payload)
 	if err != nil {
-		return refuse(http.StatusBadRequest, BadRequest, "the "+name+" payload is not a JSON object: "+err.Error())
+		return refuse(http.StatusBadRequest, BadRequest, "the "+name+" payload: "+err.Error())
 	}
 	if name == "ping" {
 		return answer{status: http.StatusOK, result: Pong, body: []byte(`{"pong":true}` + "\n"), route: rt}

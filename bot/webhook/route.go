@@ -40,7 +40,7 @@ type payload struct {
 func routeOf(event string, body []byte) (route, error) {
 	s := &scanner{b: body}
 	if s.peek() != '{' {
-		return route{}, errors.New("want a JSON object")
+		return route{}, errors.New("offset 0: want a JSON object")
 	}
 	var p payload
 	if err := s.object(p.top(s)); err != nil {

@@ -292,9 +292,16 @@ func (s *scanner) key() ([]byte, error) {
 // payload, and so does the receiver.
 var errType = errors.New("a member of the wrong type")
 
+// typeError is a member of the wrong type at offset at.
+func typeError(at int, want string) error {
+	return fmt.Errorf("offset %d: %w: want %s", at, errType, want)
+}
+
 // text scans a string or null into *dst (null leaves it).
 func (s *scanner) text(dst *string) error {
-	switch s.peek() {
+	c := s.peek()
+	at := s.i
+	switch c {
 	case 'n':
 		return s.literal("null")
 	case '"':
@@ -311,12 +318,13 @@ func (s *scanner) text(dst *string) error {
 	if err := s.skip(); err != nil {
 		return err
 	}
-	return errType
+	return typeError(at, "a string")
 }
 
 // integer scans an integer or null into *dst (null leaves it).
 func (s *scanner) integer(dst *int64) error {
 	c := s.peek()
+	at := s.i
 	if c == 'n' {
 		return s.literal("null")
 	}
@@ -324,7 +332,7 @@ func (s *scanner) integer(dst *int64) error {
 		if err := s.skip(); err != nil {
 			return err
 		}
-		return errType
+		return typeError(at, "an integer")
 	}
 	num, err := s.number()
 	if err != nil {
@@ -332,7 +340,7 @@ func (s *scanner) integer(dst *int64) error {
 	}
 	n, err := strconv.ParseInt(string(num), 10, 64)
 	if err != nil {
-		return errType
+		return typeError(at, "an integer of 64 bits")
 	}
 	*dst = n
 	return nil

@@ -25,6 +25,11 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	case <-done:
 		return p.shutdownErr(ctx)
 	case <-ctx.Done():
+		select {
+		case <-done: // finished as the deadline came: nothing to cancel
+			return p.shutdownErr(ctx)
+		default:
+		}
 	}
 	p.cancel(errShutdown)
 	grace := p.clock.NewTicker(p.o.Grace)
@@ -61,4 +66,3 @@ func (p *Pool) shutdownErr(ctx context.Context) error {
 	}
 	return nil
 }
-
