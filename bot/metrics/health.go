@@ -126,3 +126,29 @@ func writeStatus(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// Reuse runs check at most once per d while it passes: a success is
+// reused for d, a failure is not. For checks that cost a request to
+// someone else (GitHub), where probes come every few seconds.
+func Reuse(d time.Duration, now func() time.Time, check func(ctx context.Context) error) func(ctx context.Context) error {
+	if now == nil {
+		now = time.Now
+	}
+	var mu sync.Mutex
+	var ok time.Time // when check last passed
+	return func(ctx context.Context) error {
+		mu.Lock()
+		last := ok
+		mu.Unlock()
+		if t := now(); !last.IsZero() && !t.Before(last) && t.Sub(last) < d {
+			return nil
+		}
+		if err := check(ctx); err != nil {
+			return err
+		}
+		mu.Lock()
+		ok = now()
+		mu.Unlock()
+		return nil
+	}
+}

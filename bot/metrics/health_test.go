@@ -104,3 +104,38 @@ func TestReadyKeepsItsResultBriefly(t *testing.T) {
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestReuseKeepsOnlySuccesses(t *testing.T) {
+	t.Parallel()
+	var now atomic.Int64
+	var runs atomic.Int32
+	var fail atomic.Bool
+	check := Reuse(time.Minute, func() time.Time { return time.Unix(now.Load(), 0) }, func(context.Context) error {
+		runs.Add(1)
+		if fail.Load() {
+			return errors.New("refused")
+		}
+		return nil
+	})
+	steps := []struct {
+		advance  int64
+		fail     bool
+		wantErr  bool
+		wantRuns int32
+	}{
+		{0, false, false, 1}, // first: runs
+		{30, true, false, 1}, // within the minute: the success is reused
+		{31, true, true, 2},  // past it: runs, fails
+		{1, true, true, 3},   // a failure is not reused
+		{1, false, false, 4}, // passes again
+		{10, true, false, 4}, // reused
+	}
+	for i, s := range steps {
+		now.Add(s.advance)
+		fail.Store(s.fail)
+		err := check(context.Background())
+		if (err != nil) != s.wantErr || runs.Load() != s.wantRuns {
+			t.Errorf("step %d: err %v, runs %d; want error %t, %d runs", i, err, runs.Load(), s.wantErr, s.wantRuns)
+		}
+	}
+}

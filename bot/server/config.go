@@ -32,8 +32,8 @@ var Vars = []Var{
 	{"GCLOOP_APP_ID", "app-id", "the GitHub App's id"},
 	{"GCLOOP_APP_PRIVATE_KEY", "app-private-key", "the App's private key (PEM)"},
 	{"GCLOOP_APP_PRIVATE_KEY_FILE", "app-private-key-file", "a file holding the App's private key"},
-	{"GCLOOP_TOKEN", "token", "a token for one repository, instead of an App"},
-	{"GCLOOP_REPOSITORY", "repository", "the token's repository (owner/name)"},
+	{"GCLOOP_TOKEN", "token", "a personal or fine-grained token, instead of an App"},
+	{"GCLOOP_REPOSITORY", "repository", "the one repository (owner/name) the token serves; deliveries of others are ignored"},
 	{"GITHUB_API_URL", "github-api-url", "GitHub's REST API (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3)"},
 	{"GCLOOP_LISTEN", "listen", "the address to listen on (default :8080)"},
 	{"GCLOOP_DATABASE_URL", "database-url", "postgres://… for a store shared by replicas (default: in memory, one replica)"},
@@ -53,12 +53,12 @@ const DefaultListen = ":8080"
 // Config is the bot's validated configuration.
 type Config struct {
 	WebhookSecret string
-	// An App (AppID and Key) or a token for one repository (Token and
-	// Repository).
+	// An App (AppID and Key) or a token (Token, limited to Repository when
+	// that is set).
 	AppID      int64
 	Key        *rsa.PrivateKey
 	Token      string
-	Repository string // owner/name
+	Repository string // owner/name; "": any the token may act on
 	APIURL     string
 	Listen     string
 	// DatabaseURL is "" for the in-memory store.
@@ -143,10 +143,9 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 			bad("GCLOOP_REPOSITORY %q: only a token is limited to one repository; an App serves its installations", c.Repository)
 		}
 	case c.Token != "":
-		switch {
-		case c.Repository == "":
-			bad("GCLOOP_REPOSITORY is not set: a token serves one repository; name it as owner/name")
-		case !repoRE.MatchString(c.Repository):
+		// Without GCLOOP_REPOSITORY the token serves whichever repository
+		// a delivery comes from, as far as the token may act there.
+		if c.Repository != "" && !repoRE.MatchString(c.Repository) {
 			bad("GCLOOP_REPOSITORY %q: want owner/name", c.Repository)
 		}
 	default:
@@ -176,6 +175,9 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 		if err := absoluteURL(c.PublicURL); err != nil {
 			bad("GCLOOP_PUBLIC_URL %q: %v", c.PublicURL, err)
 		}
+	}
+	if c.DashboardToken != "" && len(c.DashboardToken) < 16 {
+		bad("GCLOOP_DASHBOARD_TOKEN is too short: want at least 16 characters")
 	}
 	switch {
 	case (c.OAuthClientID == "") != (c.OAuthClientSecret == ""):

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
@@ -70,7 +71,11 @@ func TestGather(t *testing.T) {
 			}},
 		{"no secret", with(tokenMode, "GCLOOP_WEBHOOK_SECRET", ""), []string{"GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start"}, nil},
 		{"nothing at all", map[string]string{}, []string{"GCLOOP_WEBHOOK_SECRET is not set", "no GitHub credentials"}, nil},
-		{"a token without its repository", with(tokenMode, "GCLOOP_REPOSITORY", ""), []string{"GCLOOP_REPOSITORY is not set"}, nil},
+		{"a token without a repository serves any", with(tokenMode, "GCLOOP_REPOSITORY", ""), nil, func(t *testing.T, c *Config) {
+			if c.Repository != "" || c.Token != "ghp_x" {
+				t.Errorf("config = %+v", c)
+			}
+		}},
 		{"a repository that is not owner/name", with(tokenMode, "GCLOOP_REPOSITORY", "shop"), []string{`GCLOOP_REPOSITORY "shop": want owner/name`}, nil},
 		{"an App and a token", with(appMode, "GCLOOP_TOKEN", "t"), []string{"both set"}, nil},
 		{"an App id that is not a number", with(appMode, "GCLOOP_APP_ID", "my-app"), []string{`GCLOOP_APP_ID "my-app": want the App's numeric id`}, nil},
@@ -89,6 +94,7 @@ func TestGather(t *testing.T) {
 		{"a public URL that is not one", with(tokenMode, "GCLOOP_PUBLIC_URL", "/bot"), []string{`GCLOOP_PUBLIC_URL "/bot"`}, nil},
 		{"a lease too short", with(tokenMode, "GCLOOP_LEASE", "10ms"), []string{`GCLOOP_LEASE "10ms": want a duration from 1s to 1h`}, nil},
 		{"a lease without a unit", with(tokenMode, "GCLOOP_LEASE", "60"), []string{`GCLOOP_LEASE "60"`}, nil},
+		{"a short dashboard token", with(tokenMode, "GCLOOP_DASHBOARD_TOKEN", "secret"), []string{"GCLOOP_DASHBOARD_TOKEN is too short"}, nil},
 		{"zero workers", with(tokenMode, "GCLOOP_WORKERS", "0"), []string{`GCLOOP_WORKERS "0": want a number from 1 to 256`}, nil},
 	}
 	for _, tt := range tests {
@@ -115,4 +121,28 @@ func TestGather(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzGather: any values of the settings give a configuration or errors,
+// never a panic, and every error is one line.
+func FuzzGather(f *testing.F) {
+	f.Add("s", "123", "", "ghp_x", "octo/shop", ":8080", "https://api.github.com", "postgres://db/x", "60s", "4")
+	f.Add("", "x", "-----BEGIN RSA PRIVATE KEY-----\n", "", "a/b/c", "host", "ftp://x", "mysql://", "1ns", "-1")
+	f.Fuzz(func(t *testing.T, secret, appID, key, token, repo, listen, api, db, lease, workers string) {
+		env := map[string]string{"GCLOOP_WEBHOOK_SECRET": secret, "GCLOOP_APP_ID": appID, "GCLOOP_APP_PRIVATE_KEY": key,
+			"GCLOOP_TOKEN": token, "GCLOOP_REPOSITORY": repo, "GCLOOP_LISTEN": listen, "GITHUB_API_URL": api,
+			"GCLOOP_DATABASE_URL": db, "GCLOOP_LEASE": lease, "GCLOOP_WORKERS": workers}
+		c, err := Gather(func(k string) string { return env[k] }, func(string) ([]byte, error) { return nil, fs.ErrNotExist })
+		if (c == nil) == (err == nil) {
+			t.Fatalf("Gather = %v, %v: want a configuration or an error", c, err)
+		}
+		var ce ConfigErrors
+		if err != nil && errors.As(err, &ce) {
+			for _, e := range ce {
+				if strings.ContainsAny(e.Error(), "\n\r") && !strings.ContainsAny(fmt.Sprint(env), "\n\r") {
+					t.Errorf("error %q spans lines", e)
+				}
+			}
+		}
+	})
 }

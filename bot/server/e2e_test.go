@@ -355,6 +355,19 @@ func TestBotProcessEndToEnd(t *testing.T) {
 		}
 	}
 
+	// The event log, as the dashboard reads it (loopback may look).
+	resp, err := http.Get(b.url + "/api/events?since=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`"type":"round"`, `"type":"decision"`, `"type":"command"`, `"repo":"octo/shop"`} {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(events), want) {
+			t.Errorf("/api/events: %d, no %s in %.300s", resp.StatusCode, want, events)
+		}
+	}
+
 	if code := b.stop(t); code != 0 {
 		t.Errorf("exit code after SIGTERM = %d, want 0\n%s", code, b.logs())
 	}

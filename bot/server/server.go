@@ -16,6 +16,7 @@ import (
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/metrics"
 	"github.com/gcloop/gcloop/bot/store"
+	"github.com/google/go-github/v62/github"
 )
 
 // Defaults of Options.
@@ -53,6 +54,7 @@ type Server struct {
 	mux      *http.ServeMux
 	draining atomic.Bool
 	parts    []part
+	access   string // who may look: access.ModeOAuth, ModeToken or ModeLoopback
 }
 
 // part is a component with a life of its own: started before the server
@@ -107,7 +109,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 		return nil, err
 	}
 	if s.login, err = s.clients.Identity(ctx); err != nil {
-		return nil, fmt.Errorf("GitHub refused the bot's credentials: %w", err)
+		return nil, fmt.Errorf("ask GitHub who the bot is (which checks its credentials): %w", err)
 	}
 
 	log := metrics.CountingLog{Log: st, Metrics: s.metrics}
@@ -121,7 +123,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 	s.metrics.QueueDepth(st.Pending)
 	s.ready = &metrics.Ready{Logger: s.log, Checks: []metrics.Check{
 		{Name: "store", Run: st.Ping},
-		{Name: "github", Run: s.clients.Check},
+		{Name: "github", Run: metrics.Reuse(githubCheckReuse, nil, s.githubCheck)},
 	}}
 	s.mux.Handle("GET /healthz", metrics.Healthz())
 	s.mux.Handle("GET /readyz", http.HandlerFunc(s.readyz))
@@ -155,6 +157,29 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.ready.ServeHTTP(w, r)
+}
+
+// githubCheckReuse is how long GitHub's acceptance of the credentials is
+// taken as still true: probes every few seconds on every replica would
+// otherwise cost the App thousands of requests an hour.
+const githubCheckReuse = time.Minute
+
+// githubCheck is the readiness of the bot's GitHub credentials: not ready
+// when GitHub refuses them (401: a wrong key or App id, a revoked token).
+// GitHub being down or slow leaves the bot ready, because it still accepts
+// and queues deliveries, which is what a load balancer asks of it; the
+// failure is logged.
+func (s *Server) githubCheck(ctx context.Context) error {
+	err := s.clients.Check(ctx)
+	if err == nil {
+		return nil
+	}
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnauthorized {
+		return err
+	}
+	s.log.Warn("GitHub did not answer the readiness check; deliveries are still accepted and queued", "error", err.Error())
+	return nil
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -193,7 +218,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	s.log.Info("gcloop bot listening", "addr", ln.Addr().String(), "login", s.login, "app", s.cfg.App(),
-		"store", storeKind(s.cfg), "workers", s.cfg.Workers)
+		"store", storeKind(s.cfg), "workers", s.cfg.Workers, "dashboard", s.access)
 	if s.opts.Listening != nil {
 		s.opts.Listening(ln.Addr())
 	}
@@ -209,8 +234,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 	defer cancel()
 
-	var wg sync.WaitGroup
+	// First the HTTP server (no new deliveries; requests in flight end)
+	// and the parts that hand nothing back (the feed's websockets, which
+	// the HTTP server's shutdown does not wait for); then the workers, so
+	// that they may still take what was accepted meanwhile.
 	errs := make([]error, len(s.parts)+1)
+	stop := func(wg *sync.WaitGroup, i int, p part) {
+		defer wg.Done()
+		err := p.shutdown(sctx)
+		switch {
+		case err != nil && p.handsBack:
+			s.log.Info("handed back unfinished work", "part", p.name, "detail", err.Error())
+		case err != nil:
+			errs[i+1] = fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
+	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -219,17 +258,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 	}()
 	for i, p := range s.parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := p.shutdown(sctx)
-			switch {
-			case err != nil && p.handsBack:
-				s.log.Info("handed back unfinished work", "part", p.name, "detail", err.Error())
-			case err != nil:
-				errs[i+1] = fmt.Errorf("%s: %w", p.name, err)
-			}
-		}()
+		if !p.handsBack {
+			wg.Add(1)
+			go stop(&wg, i, p)
+		}
+	}
+	wg.Wait()
+	for i, p := range s.parts {
+		if p.handsBack {
+			wg.Add(1)
+			go stop(&wg, i, p)
+		}
 	}
 	wg.Wait()
 	stopWork()

@@ -13,18 +13,22 @@ import (
 
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/ghfake"
+	"github.com/gorilla/websocket"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// tokenServer is a bot in token mode against the fake GitHub.
-func tokenServer(t *testing.T, gh *ghfake.Server) *Server {
+// tokenServer is a bot in token mode against the fake GitHub; kv are
+// more settings.
+func tokenServer(t *testing.T, gh *ghfake.Server, kv ...string) *Server {
 	t.Helper()
 	gh.AddToken("ghp_bot", "loop-bot", false)
-	cfg, err := Gather(func(k string) string {
-		return map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_TOKEN": "ghp_bot", "GCLOOP_REPOSITORY": "octo/shop",
-			"GITHUB_API_URL": gh.URL(), "GCLOOP_LISTEN": "127.0.0.1:0"}[k]
-	}, nil)
+	env := map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_TOKEN": "ghp_bot", "GCLOOP_REPOSITORY": "octo/shop",
+		"GITHUB_API_URL": gh.URL(), "GCLOOP_LISTEN": "127.0.0.1:0"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		env[kv[i]] = kv[i+1]
+	}
+	cfg, err := Gather(func(k string) string { return env[k] }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +126,8 @@ func TestNewFailsOnRefusedCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = New(context.Background(), cfg, Options{Logger: quiet()})
-	if err == nil || !strings.Contains(err.Error(), "GitHub refused the bot's credentials") {
-		t.Errorf("New: err = %v, want the credentials refused", err)
+	if err == nil || !strings.Contains(err.Error(), "ask GitHub who the bot is") || !strings.Contains(err.Error(), "unauthorized: Bad credentials") {
+		t.Errorf("New: err = %v, want GitHub's 401 at start", err)
 	}
 }
 
@@ -173,6 +177,118 @@ func TestHandler(t *testing.T) {
 			}
 			if len(f.forgot) != len(tt.wantForgot) || (len(f.forgot) == 1 && f.forgot[0] != tt.wantForgot[0]) {
 				t.Errorf("forgot %v, want %v", f.forgot, tt.wantForgot)
+			}
+		})
+	}
+}
+
+func TestDashboardFeedAndAPIAreBehindTheGuard(t *testing.T) {
+	t.Parallel()
+	const token = "0123456789abcdef-dashboard"
+	s := tokenServer(t, ghfake.New(t), "GCLOOP_DASHBOARD_TOKEN", token)
+	base, stop := serve(t, s)
+	defer stop()
+	tests := []struct {
+		path, bearer string
+		status       int
+		body         string
+	}{
+		{"/", "", 401, "dashboard token"},
+		{"/api/events", "", 401, ""},
+		{"/api/loops", "wrong-token-0123456789", 401, ""},
+		{"/", token, 200, "<html"},
+		{"/api/events", token, 200, "[]"},
+		{"/api/loops", token, 200, "[]"},
+		{"/healthz", "", 200, "up"},
+		{"/metrics", "", 200, "gcloop_websocket_subscribers 0"},
+		{"/auth/login", "", 404, ""},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(http.MethodGet, base+tt.path, nil)
+		if tt.bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+tt.bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status || !strings.Contains(string(b), tt.body) {
+			t.Errorf("GET %s (token %q) = %d %.80q, want %d with %q", tt.path, tt.bearer, resp.StatusCode, b, tt.status, tt.body)
+		}
+	}
+}
+
+func TestShutdownClosesWebsocketsWith1001(t *testing.T) {
+	t.Parallel()
+	s := tokenServer(t, ghfake.New(t)) // loopback: the test's requests may look
+	base, stop := serve(t, s)
+	conn, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatalf("dial /ws: %v (%v)", err, resp)
+	}
+	defer conn.Close()
+	got := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := conn.ReadMessage(); err != nil {
+				got <- err
+				return
+			}
+		}
+	}()
+	if err := stop(); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	select {
+	case err := <-got:
+		if !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+			t.Errorf("the subscriber saw %v, want close 1001", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the subscriber saw no close within 10 s")
+	}
+}
+
+func TestWebURL(t *testing.T) {
+	t.Parallel()
+	for api, want := range map[string]string{
+		"":                                "",
+		"https://api.github.com":          "",
+		"https://ghe.example.com/api/v3":  "https://ghe.example.com",
+		"https://ghe.example.com/api/v3/": "https://ghe.example.com",
+		"http://127.0.0.1:4000/":          "",
+	} {
+		if got := webURL(api); got != want {
+			t.Errorf("webURL(%q) = %q, want %q", api, got, want)
+		}
+	}
+}
+
+func TestReadyzOnGitHubsAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		status int // GitHub's answer to the check; 0: fine
+		want   int
+	}{
+		{"GitHub accepts the credentials", 0, 200},
+		{"GitHub refuses the credentials", 401, 503},
+		{"GitHub is down: deliveries are still accepted", 502, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			gh := ghfake.New(t)
+			s := tokenServer(t, gh)
+			if tt.status != 0 {
+				gh.Fail(ghfake.FailRule{Pattern: "GET /rate_limit", Status: tt.status})
+			}
+			base, stop := serve(t, s)
+			defer stop()
+			if status, body := get(t, base+"/readyz"); status != tt.want {
+				t.Errorf("/readyz = %d %s, want %d", status, body, tt.want)
 			}
 		})
 	}

@@ -3,8 +3,13 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 
+	"github.com/gcloop/gcloop/bot/access"
+	"github.com/gcloop/gcloop/bot/dash"
 	"github.com/gcloop/gcloop/bot/event"
+	"github.com/gcloop/gcloop/bot/feed"
 	"github.com/gcloop/gcloop/bot/metrics"
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
@@ -21,7 +26,8 @@ func (c countingStore) Append(ctx context.Context, e event.Event) (event.Event, 
 	return metrics.CountingLog{Log: c.Store, Metrics: c.m}.Append(ctx, e)
 }
 
-// wire adds the webhook receiver and its workers.
+// wire adds the webhook receiver and its workers, the live feed and its
+// API, the dashboard, and the guard in front of those three.
 func (s *Server) wire() error {
 	st := countingStore{Store: s.store, m: s.metrics}
 	pool, err := webhook.NewPool(st, s.handler, webhook.PoolOptions{
@@ -43,5 +49,49 @@ func (s *Server) wire() error {
 		shutdown:  pool.Shutdown,
 		handsBack: true,
 	})
+
+	guard, err := access.New(access.Config{
+		PublicURL: s.cfg.PublicURL, DashboardToken: s.cfg.DashboardToken,
+		OAuthClientID: s.cfg.OAuthClientID, OAuthClientSecret: s.cfg.OAuthClientSecret,
+		WebURL: webURL(s.cfg.APIURL), APIURL: s.cfg.APIURL, Logger: s.log,
+	})
+	if err != nil {
+		return err
+	}
+	hub, err := feed.New(s.store, feed.Options{
+		PublicURL: s.cfg.PublicURL, AllowedOrigins: s.cfg.AllowedOrigins, Logger: s.log,
+		FilterFor: guard.RepoFilter,
+	})
+	if err != nil {
+		return fmt.Errorf("feed: %w", err)
+	}
+	s.metrics.Subscribers(hub.Subscribers, hub.Dropped)
+	guard.Routes(s.mux)
+	s.mux.Handle("GET /{$}", guard.Wrap(dash.Handler()))
+	s.mux.Handle("GET /ws", guard.Wrap(hub))
+	s.mux.Handle("GET /api/events", guard.Wrap(hub.Events()))
+	s.mux.Handle("GET /api/loops", guard.Wrap(hub.Loops()))
+	s.access = guard.Mode()
+	s.parts = append(s.parts, part{
+		name: "feed",
+		start: func(ctx context.Context) {
+			go func() {
+				if err := hub.Run(ctx); err != nil {
+					s.log.Error("live feed stopped", "error", err.Error())
+				}
+			}()
+		},
+		shutdown: hub.Shutdown,
+	})
 	return nil
+}
+
+// webURL is GitHub's web root for the REST root api: a GitHub Enterprise
+// Server's https://HOST for https://HOST/api/v3; "" (github.com) otherwise.
+func webURL(api string) string {
+	u, err := url.Parse(api)
+	if err != nil || u.Host == "" || !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3") {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }

@@ -81,5 +81,5 @@ func botUsage(w interface{ Write([]byte) (int, error) }) {
 		fmt.Fprintf(w, "  --%-22s %s\n  %-24s %s\n", v.Flag, v.Env, "", v.Help)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "A first try on one repository: GCLOOP_WEBHOOK_SECRET=… GCLOOP_TOKEN=… GCLOOP_REPOSITORY=owner/name gcloop bot")
+	fmt.Fprintln(w, "A first try: GCLOOP_WEBHOOK_SECRET=… GCLOOP_TOKEN=… gcloop bot")
 }

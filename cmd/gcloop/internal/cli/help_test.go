@@ -34,7 +34,7 @@ func TestHelpAndUsageStreams(t *testing.T) {
 		{[]string{"bot", "--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
 		{[]string{"bot", "x"}, exitUsage, "", `gcloop: bot: unexpected argument "x"`},
 		{[]string{"bot"}, exitUsage, "", "gcloop: bot: GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start without the webhook secret set in the GitHub App's settings"},
-		{[]string{"bot", "--webhook-secret", "s", "--gcloop_token", "t"}, exitUsage, "", "gcloop: bot: GCLOOP_REPOSITORY is not set: a token serves one repository; name it as owner/name"},
+		{[]string{"bot", "--webhook-secret", "s", "--gcloop_token", "t", "--repository", "shop"}, exitUsage, "", `gcloop: bot: GCLOOP_REPOSITORY "shop": want owner/name`},
 		{[]string{}, exitUsage, "", "Usage:"},
 		{[]string{"decide", "--bogus", "r.json"}, exitUsage, "", "flag provided but not defined: -bogus"},
 		{[]string{"coverage", "report", "--bogus"}, exitUsage, "", "Usage: gcloop coverage report [--format json|markdown] [--files worst|all] FILE..."},
