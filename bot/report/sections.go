@@ -130,7 +130,13 @@ func (w *writer) decision() {
 	default:
 		words = "no decision"
 	}
-	if fs := w.flags(); len(fs) > 0 {
+	var fs []string // the flags the verdict does not already say
+	for _, f := range w.flags() {
+		if !strings.Contains(strings.ToLower(verdict), f) {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) > 0 {
 		words += " (" + strings.Join(fs, ", ") + ")"
 	}
 	if ts := w.d.Tasks; len(ts) > 0 {
