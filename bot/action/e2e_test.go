@@ -289,7 +289,7 @@ func TestReviewLoopEndToEnd(t *testing.T) {
 	}
 	mustContain(t, "outputs", r1.outputs["issues"], ",")
 	mustContain(t, "the annotations", r1.stdout, "::error file=pay.go,line=9", "::warning file=cart.go,line=3")
-	mustContain(t, "the job summary", r1.summary, "<details><summary>History: 1 round")
+	mustContain(t, "the job summary", r1.summary, "<details><summary>Iteration history: 1 round")
 	report, err := os.ReadFile(r1.outputs["report"])
 	if err != nil {
 		t.Fatalf("report output: %v", err)

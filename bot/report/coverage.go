@@ -83,14 +83,14 @@ func (w *writer) coverageFiles() {
 			w.printf("No file's coverage changed since round %d (%s).\n\n", d.PrevFilesRound, plural(len(d.Files), "file"))
 			return
 		}
-		w.printf("### Coverage by file: %s changed since round %d\n\n", plural(len(rows), "file"), d.PrevFilesRound)
+		w.printf("#### Coverage by file: %s changed since round %d\n\n", plural(len(rows), "file"), d.PrevFilesRound)
 	} else {
 		rows = lowest(d.Files)
 		what := "least covered files"
 		if d.Round > 1 {
 			what += " (no per-file coverage of an earlier round to compare with)"
 		}
-		w.printf("### Coverage by file: %s\n\n", what)
+		w.printf("#### Coverage by file: %s\n\n", what)
 	}
 	n := cut(len(rows), w.lim.files)
 	if compare {

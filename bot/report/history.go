@@ -24,7 +24,7 @@ func (w *writer) history() {
 			vals = append(vals, v)
 		}
 	}
-	summary := "History: " + plural(len(h), "round")
+	summary := "Iteration history: " + plural(len(h), "round")
 	if len(vals) > 0 {
 		k := len(vals)
 		pts := vals
@@ -242,7 +242,7 @@ func (w *writer) waysOn() {
 			"`/gc abort" + id + "` — stop the loop",
 		}
 	}
-	w.line("### How to go on\n")
+	w.line("#### How to go on\n")
 	w.line("A maintainer (write access) decides, by commenting on this pull request:\n")
 	w.list(steps, "steps")
 	w.line("")

@@ -196,7 +196,7 @@ func (w *writer) previous(get func(decide.RoundRecord) *float64) (float64, int, 
 	return 0, 0, false
 }
 
-// next is line three: what happens now.
+// next is line three, the next action: what happens now.
 func (w *writer) next() {
 	d := w.d
 	var s string
@@ -206,7 +206,7 @@ func (w *writer) next() {
 	case d.Outcome == decide.Escalate && noneStep(d.NextSteps) != "":
 		s = "nothing — " + w.richLine(noneStep(d.NextSteps))
 	case d.Outcome == decide.Escalate:
-		s = "a maintainer decides — comment " + w.commands() + " on this pull request (see *How to go on* below)"
+		s = "a maintainer decides — comment " + w.commands() + " on this pull request (see *How to go on* under Decision)"
 	case noneStep(d.NextSteps) != "":
 		s = "nothing — " + w.richLine(noneStep(d.NextSteps))
 	case d.Forced || d.Stalled:
@@ -216,7 +216,7 @@ func (w *writer) next() {
 	default:
 		s = "nothing — the loop is done"
 	}
-	w.printf("**Next:** %s.\n\n", strings.TrimSuffix(s, "."))
+	w.printf("**Next action:** %s.\n\n", strings.TrimSuffix(s, "."))
 }
 
 // noneStep is the reason of a next step "none: <reason>", or "".
@@ -235,14 +235,7 @@ func (w *writer) richLine(s string) string { return rich(s, w.lim.msgRunes) }
 // starts.
 func (w *writer) fixNext() string {
 	d := w.d
-	kind := "fix round "
-	if d.Loop == decide.Critique || d.Loop == decide.Audit {
-		kind = "revision round "
-	}
-	s := kind + strconv.Itoa(d.Round+1)
-	if d.MaxRounds > 0 {
-		s += fmt.Sprintf(" of %d", d.MaxRounds)
-	}
+	s := w.nextRound()
 	var work []string
 	rec := w.thisRound()
 	if rec != nil && len(rec.Issues) > 0 {
@@ -260,6 +253,20 @@ func (w *writer) fixNext() string {
 		return s + "; its workflow was started"
 	}
 	return s + "; gcloop judges the next push (or `/gc retry`)"
+}
+
+// nextRound names the round a fix decision starts: "fix round 3 of 3".
+func (w *writer) nextRound() string {
+	d := w.d
+	kind := "fix round "
+	if d.Loop == decide.Critique || d.Loop == decide.Audit {
+		kind = "revision round "
+	}
+	s := kind + strconv.Itoa(d.Round+1)
+	if d.MaxRounds > 0 {
+		s += fmt.Sprintf(" of %d", d.MaxRounds)
+	}
+	return s
 }
 
 // thisRound is the history record of the decided round, nil if none.

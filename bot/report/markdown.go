@@ -51,11 +51,13 @@ var levels = []limits{
 
 // Markdown renders the whole report of a decision, without a size limit:
 // what the job summary, the check run, report.md and `gcloop decide`
-// show. Layout: the heading (decision), a line saying why, a line saying
-// what happens next, then the figures, the findings (each once), the
-// tasks, the loop's own tables, and the long parts folded in <details>:
-// history with its trend chart, and the reasoning. All text that comes
-// from artifacts is escaped (EscapeInline, EscapeBlock).
+// show. Layout: the lead (the heading with the decision, **Why:** and
+// **Next action:**), then the sections of the loop's template by name:
+// Summary (run link, figures), Analysis (severity counts, the findings
+// each once, the loop's own tables), Decision (decision and verdict in
+// words, tasks, how to go on), and the long parts folded in <details>:
+// "Iteration history" with its trend chart, and "Reasoning". All text
+// that comes from artifacts is escaped (EscapeInline, EscapeBlock).
 func Markdown(d *decide.Decision, o Options) (string, error) {
 	return render(d, o, 0, "")
 }
@@ -107,19 +109,30 @@ func (w *writer) render() string {
 		size = min(size, w.max+1024)
 	}
 	w.b.Grow(size)
+	// The lead: decision, why, next action.
 	w.heading()
 	w.why()
 	w.next()
+	// The sections of the loop's template (DESIGN.md §5.1), by name.
+	w.line("### Summary\n")
 	w.meta()
 	w.figures()
+	w.line("### Analysis\n")
+	analysis := w.b.Len()
+	w.severityCounts()
 	w.coverageFiles()
 	w.findings()
-	w.tasks()
-	w.waysOn()
 	w.dimensions()
 	w.checks()
 	w.metrics()
 	w.failures()
+	if w.b.Len() == analysis {
+		w.line("Nothing beyond the figures above.\n")
+	}
+	w.line("### Decision\n")
+	w.decision()
+	w.tasks()
+	w.waysOn()
 	w.history()
 	w.reasoning()
 	w.footer()

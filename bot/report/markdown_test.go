@@ -345,18 +345,18 @@ func TestMarkdownLead(t *testing.T) {
 	tests := []struct{ name, heading, why, next string }{
 		{"review-fix", "## 🔁 gcloop review — FIX · round 2 of 3",
 			"**Why:** score 4.5 / 10, below the threshold 7 (+1.5 since round 1); 3 blocking findings (1 critical, 2 high) in 2 files; 2 minor findings.",
-			"**Next:** fix round 3 of 3 — fix issues #13, #14; gcloop judges the next push (or `/gc retry`)."},
+			"**Next action:** fix round 3 of 3 — fix issues #13, #14; gcloop judges the next push (or `/gc retry`)."},
 		{"review-escalate", "## 🛑 gcloop review — ESCALATE · round 3 of 3",
 			"**Why:** score 5 / 10, below the threshold 7 (+1 since round 2); 2 blocking findings (2 high) in 1 file; 1 minor finding; the round cap is reached (3 of 3).",
-			"**Next:** a maintainer decides — comment `/gc retry review`, `/gc approve review` or `/gc abort review` on this pull request (see *How to go on* below)."},
+			"**Next action:** a maintainer decides — comment `/gc retry review`, `/gc approve review` or `/gc abort review` on this pull request (see *How to go on* under Decision)."},
 		{"review-approved", "## ✅ gcloop review — CONVERGE (approved) · round 4 of 3 `forced`",
 			"**Why:** score 5 / 10, below the threshold 7 (unchanged since round 3); 1 blocking finding (1 high) in 1 file; stopped by a maintainer.",
-			"**Next:** nothing — the loop was approved."},
+			"**Next action:** nothing — the loop was approved."},
 		{"coverage-fix", "## 🔁 gcloop coverage — FIX · round 2 of 3",
 			"**Why:** coverage 61.25 %, below the target 80 % (+6.25 points since round 1); 4 failing tests.",
-			"**Next:** fix round 3 of 3 — test-only commit c0ffee1 pushed; its workflow was started."},
+			"**Next action:** fix round 3 of 3 — test-only commit c0ffee1 pushed; its workflow was started."},
 		{"validation-complete", "## ✅ gcloop validation — pipeline\\_complete · round 2 of 3",
-			"**Why:** no regression (−3 since round 1).", "**Next:** nothing — the loop converged."},
+			"**Why:** no regression (−3 since round 1).", "**Next action:** nothing — the loop converged."},
 	}
 	cases := repCases()
 	for _, tt := range tests {
@@ -668,4 +668,40 @@ func FuzzMarkdown(f *testing.F) {
 		}
 		repCheck(t, got, marker, max)
 	})
+}
+
+// TestMarkdownSections checks that every golden names the sections of
+// the loop's template (DESIGN.md §5.1) in order: the **Next action:** lead
+// line, Summary, Analysis, Decision, the folded Iteration history when
+// there is history and the folded Reasoning when there are reasons.
+func TestMarkdownSections(t *testing.T) {
+	t.Parallel()
+	for name, d := range repCases() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, err := os.ReadFile(filepath.Join("testdata", name+".md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(b)
+			want := []string{"\n**Next action:** ", "\n### Summary\n", "\n### Analysis\n", "\n### Decision\n"}
+			if len(d.History) > 0 {
+				want = append(want, "\n<details><summary>Iteration history: ")
+			}
+			if len(d.Reasons) > 0 {
+				want = append(want, "\n<details><summary>Reasoning: ")
+			}
+			at := 0
+			for _, s := range want {
+				i := strings.Index(got[at:], s)
+				if i < 0 {
+					t.Fatalf("%q missing, or not after the sections before it", strings.TrimSpace(s))
+				}
+				if strings.Count(got, s) != 1 {
+					t.Errorf("%q appears %d times", strings.TrimSpace(s), strings.Count(got, s))
+				}
+				at += i + len(s)
+			}
+		})
+	}
 }

@@ -91,6 +91,71 @@ func (w *writer) figures() {
 	}
 }
 
+// severityCounts opens the Analysis: the findings by severity. Loops
+// that judge no findings (coverage, validation) say nothing here unless a
+// finding came; their analysis is their own tables.
+func (w *writer) severityCounts() {
+	d := w.d
+	c := d.Counts
+	switch {
+	case c.Total() > 0:
+		w.printf("%s: %s\n\n", plural(c.Total(), "finding"), sevList(c.Critical, c.High, c.Medium, c.Low))
+	case len(d.Findings) > 0:
+		w.printf("%s, none of a known severity\n\n", plural(len(d.Findings), "finding"))
+	case d.Loop == decide.Coverage || d.Loop == decide.Validation:
+	default:
+		w.line("No findings.\n")
+	}
+}
+
+// decision says the decision and the verdict in words, and the tasks it
+// hands on by id (the table follows).
+func (w *writer) decision() {
+	d := w.d
+	verdict := d.Verdict
+	if verdict == "" {
+		verdict = strings.ToUpper(string(d.Outcome))
+	}
+	if verdict == "" {
+		verdict = "UNDECIDED"
+	}
+	var words string
+	switch d.Outcome {
+	case decide.Fix:
+		words = w.nextRound()
+	case decide.Converge:
+		words = "converged"
+	case decide.Escalate:
+		words = "escalated to a maintainer"
+	default:
+		words = "no decision"
+	}
+	var fs []string // the flags the verdict does not already say
+	for _, f := range w.flags() {
+		if !strings.Contains(strings.ToLower(verdict), f) {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) > 0 {
+		words += " (" + strings.Join(fs, ", ") + ")"
+	}
+	if ts := w.d.Tasks; len(ts) > 0 {
+		k := cut(len(ts), min(w.lim.tasks, 10))
+		if w.lim.tasks < 0 {
+			k = cut(len(ts), 10)
+		}
+		ids := make([]string, 0, k+1)
+		for _, t := range ts[:k] {
+			ids = append(ids, dash(w.text(t.ID)))
+		}
+		if k < len(ts) {
+			ids = append(ids, fmt.Sprintf("+%d more", len(ts)-k))
+		}
+		words += "; " + pluralWord(len(ts), "task") + " " + strings.Join(ids, ", ")
+	}
+	w.printf("**%s** — %s\n\n", w.text(verdict), words)
+}
+
 // countCell renders the severity counts of all findings.
 func (w *writer) countCell() string {
 	c := w.d.Counts
@@ -159,7 +224,7 @@ func (w *writer) findings() {
 	block, minor := fs[:split], fs[split:]
 	budget := w.lim.findings
 	if len(block) > 0 {
-		w.printf("### %s\n\n", capital(plural(len(block), "blocking finding")))
+		w.printf("#### %s\n\n", capital(plural(len(block), "blocking finding")))
 		budget = w.findingTable(block, budget, "blocking findings")
 	}
 	if len(minor) > 0 {
@@ -262,7 +327,7 @@ func (w *writer) tasks() {
 		return
 	}
 	n := cut(len(ts), w.lim.tasks)
-	w.printf("### %s\n\n", capital(plural(len(ts), "task")))
+	w.printf("#### %s\n\n", capital(plural(len(ts), "task")))
 	w.line("| task | on | acceptance |")
 	w.line("|---|---|---|")
 	for _, t := range ts[:n] {
@@ -310,7 +375,7 @@ func (w *writer) dimensions() {
 		return
 	}
 	n := cut(len(ds), w.lim.items)
-	w.line("### Audit dimensions\n")
+	w.line("#### Audit dimensions\n")
 	w.line("| dimension | score |")
 	w.line("|---|---:|")
 	for _, dm := range ds[:n] {
@@ -330,7 +395,7 @@ func (w *writer) checks() {
 		return
 	}
 	n := cut(len(cs), w.lim.items)
-	w.line("### Checks\n")
+	w.line("#### Checks\n")
 	w.line("| check | status | failed | total |")
 	w.line("|---|---|---:|---:|")
 	for _, c := range cs[:n] {
@@ -350,7 +415,7 @@ func (w *writer) metrics() {
 		return
 	}
 	n := cut(len(ms), w.lim.items)
-	w.line("### Metrics\n")
+	w.line("#### Metrics\n")
 	w.line("| metric | before | after | change |")
 	w.line("|---|---:|---:|---:|")
 	for _, m := range ms[:n] {
@@ -421,7 +486,7 @@ func (w *writer) failures() {
 	if folded {
 		w.openDetails(fmt.Sprintf("%s: %s", capital(plural(len(fs), "failing test")), strings.Join(parts, ", ")))
 	} else {
-		w.printf("### %s\n\n%s\n\n", capital(plural(len(fs), "failing test")), strings.Join(parts, " · "))
+		w.printf("#### %s\n\n%s\n\n", capital(plural(len(fs), "failing test")), strings.Join(parts, " · "))
 	}
 	n := cut(len(fs), w.lim.items)
 	w.line("| test | file | category | message |")
