@@ -12,7 +12,7 @@ import (
 const (
 	// profChunkSize is the size a part starts at; an input no larger is
 	// read line by line on the calling goroutine.
-	profChunkSize = 1 << 20
+	profChunkSize = 256 << 10
 	// profMaxChunk is how far a part grows looking for a line where the
 	// file changes; past it, the rest of the input is read line by line.
 	profMaxChunk = 16 << 20
