@@ -15,7 +15,7 @@ const (
 	profChunkSize = 256 << 10
 	// profMaxChunk is how far a part grows looking for a line where the
 	// file changes; past it, the rest of the input is read line by line.
-	profMaxChunk = 16 << 20
+	profMaxChunk = 4 << 20
 )
 
 // profSplit says how a profile is cut: parts of chunk bytes (grown up to
