@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -220,6 +221,39 @@ func BenchmarkReadGoProfile(b *testing.B) {
 		_, err := ReadGoProfile("big.out", f)
 		return err
 	})
+}
+
+// BenchmarkReadGoProfileSplit reads the same profile line by line and in
+// parts over GOMAXPROCS goroutines, side by side, reporting CPU time (user
+// and system, the whole process) besides wall time.
+func BenchmarkReadGoProfileSplit(b *testing.B) {
+	path := benchFile(b, "big.out", func(w io.Writer) error { return genGoProfile(w, benchSize, "") })
+	for _, bc := range []struct {
+		name string
+		sp   profSplit
+	}{
+		{"line-by-line", profSplit{workers: 1}},
+		{"in-parts", profSplit{workers: runtime.GOMAXPROCS(0), chunk: profChunkSize, maxChunk: profMaxChunk}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cpu0 := cpuTime()
+			benchRead(b, path, func(f *os.File) error {
+				_, err := readGoProfile("big.out", f, bc.sp)
+				return err
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// cpuTime is the user and system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkCompareTools runs, side by side on the same generated files,

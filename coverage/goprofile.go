@@ -39,7 +39,7 @@ import (
 // lines.
 //
 // A large profile is parsed on all available cores (GOMAXPROCS): it is cut
-// into parts of about a megabyte at lines where the file changes, each part
+// into parts of about 256 KiB at lines where the file changes, each part
 // is parsed on its own, and the parts' runs of blocks are merged in input
 // order. The result, and the error for a bad profile (its first bad line in
 // file order), are the same as reading it line by line.

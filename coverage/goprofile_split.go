@@ -12,10 +12,10 @@ import (
 const (
 	// profChunkSize is the size a part starts at; an input no larger is
 	// read line by line on the calling goroutine.
-	profChunkSize = 1 << 20
+	profChunkSize = 256 << 10
 	// profMaxChunk is how far a part grows looking for a line where the
 	// file changes; past it, the rest of the input is read line by line.
-	profMaxChunk = 16 << 20
+	profMaxChunk = 4 << 20
 )
 
 // profSplit says how a profile is cut: parts of chunk bytes (grown up to
@@ -378,9 +378,55 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // profCut returns where the last line of data that starts another file
 // than the line before begins (both lines neither blank nor mode lines),
-// or -1. Only whole lines (up to the last "\n") are looked at.
+// or -1. Only whole lines (up to the last "\n") are looked at. The last
+// run of one file's lines is found by bisection; when that finds no
+// valid cut, the lines are walked back one by one.
 func profCut(data []byte) int {
 	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return -1
+	}
+	last := bytes.LastIndexByte(data[:end], '\n') + 1
+	file, ok := profCutFile(data[last:end])
+	if !ok || last == 0 {
+		return profCutWalk(data, end)
+	}
+	// Bisect between the first line (not of file, else walk) and the last
+	// line (of file) for two adjacent lines, the first not of file and the
+	// second of it.
+	isFile := func(at int) bool {
+		e := at + bytes.IndexByte(data[at:end+1], '\n')
+		f, ok := profCutFile(data[at:e])
+		return ok && bytes.Equal(f, file)
+	}
+	lo, hi := 0, last
+	if isFile(lo) {
+		return profCutWalk(data, end)
+	}
+	for {
+		mid := lo + (hi-lo)/2
+		m := mid + bytes.IndexByte(data[mid:hi], '\n') + 1 // the line after the one mid is in
+		if m <= lo || m >= hi {
+			m = bytes.LastIndexByte(data[:mid], '\n') + 1 // the line mid is in
+			if m <= lo {
+				break // lo and hi are adjacent
+			}
+		}
+		if isFile(m) {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	if f, ok := profCutFile(data[lo : hi-1]); ok && !bytes.Equal(f, file) {
+		return hi
+	}
+	return profCutWalk(data, end)
+}
+
+// profCutWalk is profCut walking the lines back from the one ending at
+// end.
+func profCutWalk(data []byte, end int) int {
 	next := -1 // start of the line after the one looked at, when cuttable
 	var nextFile []byte
 	for end >= 0 {

@@ -153,6 +153,11 @@ func TestProfCut(t *testing.T) {
 		{"not across a CRLF blank line", "a.go:1 1\r\n\r\nb.go:1 1\r\n", -1},
 		{"CRLF lines", "a.go:1 1\r\nb.go:1 1\r\n", 10},
 		{"a line without colon", "a.go:1 1\nxyz\n", -1},
+		{"a long last run", "a.go:1 1\n" + strings.Repeat("b.go:1 1\n", 100), 9},
+		{"the first line of the last file", "a.go:1 1\na.go:2 1\nb.go:1 1\nc.go:1 1\nc.go:1 1\nc.go:1 1\n", 27},
+		{"the last file also first", "c.go:1 1\na.go:1 1\nc.go:1 1\nc.go:2 1\n", 18},
+		{"a blank line before the last run", "a.go:1 1\nb.go:1 1\n\n" + strings.Repeat("c.go:1 1\n", 20), 9},
+		{"a mode line before the last run", "a.go:1 1\nmode: set\n" + strings.Repeat("c.go:1 1\n", 20), -1},
 		{"nothing", "", -1},
 	}
 	for _, tt := range tests {
@@ -163,6 +168,37 @@ func TestProfCut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzProfCut: a cut is always between two lines, neither blank nor a
+// mode line, of different files; there is one whenever walking the lines
+// back finds one.
+func FuzzProfCut(f *testing.F) {
+	f.Add([]byte("a.go:1 1\nb.go:1 1\nb.go:2 1\n"))
+	f.Add([]byte("c.go:1 1\na.go:1 1\n\nc.go:1 1\nc.go:2 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cut := profCut(data)
+		walk := profCutWalk(data, bytes.LastIndexByte(data, '\n'))
+		if (cut < 0) != (walk < 0) {
+			t.Fatalf("profCut %d, walking back %d", cut, walk)
+		}
+		if cut < 0 {
+			return
+		}
+		if cut == 0 || cut > len(data) || data[cut-1] != '\n' {
+			t.Fatalf("cut %d is not after a line", cut)
+		}
+		prev := data[bytes.LastIndexByte(data[:cut-1], '\n')+1 : cut-1]
+		e := bytes.IndexByte(data[cut:], '\n')
+		if e < 0 {
+			t.Fatalf("cut %d before an incomplete line", cut)
+		}
+		f1, ok1 := profCutFile(prev)
+		f2, ok2 := profCutFile(data[cut : cut+e])
+		if !ok1 || !ok2 || bytes.Equal(f1, f2) {
+			t.Fatalf("cut %d between %q and %q", cut, prev, data[cut:cut+e])
+		}
+	})
 }
 
 // FuzzReadGoProfileInParts checks that reading a profile in parts of any

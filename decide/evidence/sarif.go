@@ -64,11 +64,20 @@ const (
 // tool is a type checker (or the rule is "typecheck") and as LintErrors
 // otherwise.
 func ReadSARIF(name string, r io.Reader) (*decide.Evidence, error) {
+	return readSARIF(name, r, sarifOverlap(), sarifBatch)
+}
+
+// readSARIF is ReadSARIF with results filed on a goroutine of their own
+// or not (overlap), in batches of batch results.
+func readSARIF(name string, r io.Reader, overlap bool, batch int) (*decide.Evidence, error) {
 	sr := &sarifReader{
 		name: name,
 		sc:   jsonscan.New(name, r, sarifBufSize),
 		keep: keeper{},
 		ev:   &decide.Evidence{Sources: []string{name}, Analysis: true},
+
+		overlap: overlap,
+		batch:   batch,
 	}
 	if err := sr.readLog(); err != nil {
 		return nil, err
@@ -81,8 +90,12 @@ type sarifReader struct {
 	name string
 	sc   *jsonscan.Scanner
 	keep keeper
-	ev   *decide.Evidence
-	seq  int // results read, for document order
+	// overlap files results on a goroutine of their own (several cores),
+	// in batches of batch results.
+	overlap bool
+	batch   int
+	ev      *decide.Evidence
+	seq     int // results read, for document order
 
 	sawVersion bool
 	sawRuns    bool

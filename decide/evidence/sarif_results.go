@@ -4,7 +4,6 @@
 package evidence
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
@@ -24,24 +23,6 @@ type sarifResult struct {
 	suppressed    bool
 	baseline      string
 	score         sarifScore
-}
-
-func (sr *sarifReader) readResults(run *sarifRun, what string) error {
-	s := sr.sc
-	if null, err := s.Null(); null || err != nil {
-		return err
-	}
-	return s.Array(what, "", func(i int) error {
-		at := s.Off()
-		res, err := sr.readResult()
-		if err == nil {
-			err = sr.addResult(run, &res, at)
-		}
-		if err != nil {
-			return sarifPrefix(err, fmt.Sprintf("%s[%d]", what, i))
-		}
-		return nil
-	})
 }
 
 // readResult reads one result. Only the first location is looked at.
@@ -176,8 +157,8 @@ func (sr *sarifReader) readSuppressions(res *sarifResult) error {
 	})
 }
 
-// addResult files one result.
-func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) error {
+// addResult files one result, read from off to end.
+func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off, end int64) error {
 	kind := strings.ToLower(strings.TrimSpace(res.kind))
 	if kind != "" && kind != "fail" {
 		sr.notFail++ // pass, notApplicable, informational, review, open
@@ -224,7 +205,7 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) err
 	sr.seq++
 	key := sarifGroupKey{ref: ref, level: level, score: own}
 	if !run.toolSeen {
-		return sr.holdBack(run, key, f, res.msg)
+		return sr.holdBack(run, key, f, res.msg, end)
 	}
 	rule := run.lookup(ref, &sr.unknownRef)
 	sev, isErr := sarifResolve(key, rule)
@@ -243,14 +224,14 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off int64) err
 }
 
 // holdBack keeps a result read before its run's tool until the run ends.
-func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Finding, msg sarifMessage) error {
+func (sr *sarifReader) holdBack(run *sarifRun, key sarifGroupKey, f decide.Finding, msg sarifMessage, end int64) error {
 	if run.groups == nil {
 		run.groups = map[sarifGroupKey]*sarifGroup{}
 	}
 	g := run.groups[key]
 	if g == nil {
 		if len(run.groups) >= sarifMaxGroups {
-			return sr.sc.Errorf(sr.sc.Off(), "runs[%d]: more than %d distinct rules in results that come before the tool", run.idx, sarifMaxGroups)
+			return sr.sc.Errorf(end, "runs[%d]: more than %d distinct rules in results that come before the tool", run.idx, sarifMaxGroups)
 		}
 		g = &sarifGroup{}
 		run.groups[key] = g

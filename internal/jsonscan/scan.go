@@ -572,15 +572,26 @@ func (s *Scanner) hex4(at int64) (rune, error) {
 	return r, nil
 }
 
-// Number consumes a number and returns its text (valid until the next call).
+// Number consumes a number and returns its text (valid until the next
+// call, and not to be modified: it may be the scanner's buffer).
 func (s *Scanner) Number() ([]byte, error) {
 	start := s.Off()
+	// Fast path: the number ends within the buffer and is read in place.
+	i := s.pos
+	for i < s.end && numByte[s.buf[i]] {
+		i++
+	}
+	if i < s.end && i-s.pos <= MaxNumber {
+		b := s.buf[s.pos:i]
+		s.pos = i
+		return s.checkNumber(b, start)
+	}
 	s.nb = s.nb[:0]
 	for {
 		for s.pos < s.end {
 			c := s.buf[s.pos]
-			if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-				return s.checkNumber(start)
+			if !numByte[c] {
+				return s.checkNumber(s.nb, start)
 			}
 			if len(s.nb) >= MaxNumber {
 				return nil, s.Errorf(start, "number longer than %d bytes", MaxNumber)
@@ -590,16 +601,23 @@ func (s *Scanner) Number() ([]byte, error) {
 		}
 		if err := s.fill(); err != nil {
 			if errors.Is(err, io.EOF) {
-				return s.checkNumber(start)
+				return s.checkNumber(s.nb, start)
 			}
 			return nil, err
 		}
 	}
 }
 
-// checkNumber validates the JSON number grammar of s.nb.
-func (s *Scanner) checkNumber(start int64) ([]byte, error) {
-	b := s.nb
+// numByte marks the bytes a JSON number is made of.
+var numByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789-+.eE") {
+		t[c] = true
+	}
+	return t
+}()
+
+// checkNumber validates the JSON number grammar of b, read from start.
+func (s *Scanner) checkNumber(b []byte, start int64) ([]byte, error) {
 	i := 0
 	digits := func() bool {
 		j := i
