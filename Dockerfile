@@ -1,5 +1,7 @@
-# gcloop's GitHub Action image (DESIGN §1, §12): a static binary and the CA
-# bundle on scratch, nothing else (no shell, no libc, no git).
+# gcloop's GitHub Action image: a static binary and the CA bundle on
+# scratch, nothing else (no shell, no libc, no git). The binary is built
+# with -tags nobot: the action never runs the bot, whose server parts
+# (PostgreSQL, Prometheus, websockets) would double the image.
 #
 # Two files, one final stage. This one builds from source: the runner builds
 # it for `uses: gcloop/gcloop@main` (action.yml on main says `image:
@@ -17,7 +19,7 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download && go mod verify
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/gcloop/gcloop/cmd/gcloop/internal/cli.version=${VERSION}" -o /out/gcloop ./cmd/gcloop
+RUN CGO_ENABLED=0 go build -tags nobot -trimpath -ldflags "-s -w -X github.com/gcloop/gcloop/cmd/gcloop/internal/cli.version=${VERSION}" -o /out/gcloop ./cmd/gcloop
 # The build image's Debian CA bundle, beside the binary.
 RUN cp /etc/ssl/certs/ca-certificates.crt /out/ca-certificates.crt
 

@@ -65,7 +65,7 @@ func buildImage() (string, error) {
 	}
 	defer os.RemoveAll(ctx)
 	arch := runtime.GOARCH
-	build := exec.Command("go", "build", "-trimpath",
+	build := exec.Command("go", "build", "-tags", "nobot", "-trimpath",
 		"-ldflags", "-s -w -X github.com/gcloop/gcloop/cmd/gcloop/internal/cli.version="+testVersion,
 		"-o", filepath.Join(ctx, "gcloop-linux-"+arch), "./cmd/gcloop")
 	build.Dir = abs

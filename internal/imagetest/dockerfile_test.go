@@ -15,7 +15,7 @@ import (
 // repeats: the image and the tested binary are built the same way.
 const (
 	versionVar = "github.com/gcloop/gcloop/cmd/gcloop/internal/cli.version"
-	buildLine  = `RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X ` + versionVar + `=${VERSION}" -o /out/gcloop ./cmd/gcloop`
+	buildLine  = `RUN CGO_ENABLED=0 go build -tags nobot -trimpath -ldflags "-s -w -X ` + versionVar + `=${VERSION}" -o /out/gcloop ./cmd/gcloop`
 )
 
 // instruction is one Dockerfile instruction, continuation lines joined.

@@ -30,7 +30,7 @@ func buildLikeTheDockerfile(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "gcloop")
-	cmd := exec.Command(goTool(t), "build", "-trimpath",
+	cmd := exec.Command(goTool(t), "build", "-tags", "nobot", "-trimpath",
 		"-ldflags", "-s -w -X "+versionVar+"="+testVersion,
 		"-o", bin, "./cmd/gcloop")
 	cmd.Dir = abs

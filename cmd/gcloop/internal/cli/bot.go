@@ -1,3 +1,5 @@
+//go:build !nobot
+
 package cli
 
 import (

@@ -20,12 +20,17 @@ func requireTools(env *Env, command string, tools ...string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	ver := Version()
-	if !strings.HasPrefix(ver, "v") {
-		ver = "latest"
-	}
 	return usagef("%s is CLI-only: it runs %s, not on PATH here (the action's image has neither git nor sh); run it on a machine with %s, using a release binary or go install github.com/gcloop/gcloop/cmd/gcloop@%s",
-		command, strings.Join(missing, " and "), strings.Join(tools, " and "), ver)
+		command, strings.Join(missing, " and "), strings.Join(tools, " and "), versionOrLatest())
+}
+
+// versionOrLatest is this build's release version for go install, or
+// "latest" for a development build.
+func versionOrLatest() string {
+	if ver := Version(); strings.HasPrefix(ver, "v") {
+		return ver
+	}
+	return "latest"
 }
 
 // onPath reports whether an executable file name is in a directory of
