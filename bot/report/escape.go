@@ -82,33 +82,43 @@ func escRunes(rs []rune, lineStart bool) string {
 		case '\n':
 			b.WriteByte('\n')
 			lineStart = true
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
 		case '\\', '`', '*', '_', '~', '[', ']', '|', '$':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case '@':
-			b.WriteString("@" + escZWSP)
-		case '#':
-			b.WriteByte('#')
-			if i+1 < len(rs) && rs[i+1] >= '0' && rs[i+1] <= '9' {
-				b.WriteString(escZWSP)
-			}
-		case ':':
-			if colons[i] {
-				b.WriteString("&#58;")
-			} else {
-				b.WriteByte(':')
-			}
 		default:
-			b.WriteRune(r)
+			escCommon(&b, rs, i, colons)
 		}
 	}
 	return b.String()
+}
+
+// escCommon writes rs[i] as both Markdown and gcloop's own HTML need it:
+// `<`, `>` and `&` as entities, mentions, issue references and the
+// scheme colons of colons broken, anything else as it is.
+func escCommon(b *strings.Builder, rs []rune, i int, colons map[int]bool) {
+	switch r := rs[i]; r {
+	case '<':
+		b.WriteString("&lt;")
+	case '>':
+		b.WriteString("&gt;")
+	case '&':
+		b.WriteString("&amp;")
+	case '@':
+		b.WriteString("@" + escZWSP)
+	case '#':
+		b.WriteByte('#')
+		if i+1 < len(rs) && rs[i+1] >= '0' && rs[i+1] <= '9' {
+			b.WriteString(escZWSP)
+		}
+	case ':':
+		if colons[i] {
+			b.WriteString("&#58;")
+		} else {
+			b.WriteByte(':')
+		}
+	default:
+		b.WriteRune(r)
+	}
 }
 
 // escLineStart writes the start of a line that would open a block
@@ -308,31 +318,11 @@ func htmlText(s string, max int) string {
 	colons := escSchemeColons(rs)
 	var b strings.Builder
 	for i, r := range rs {
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '"':
+		if r == '"' {
 			b.WriteString("&quot;")
-		case '@':
-			b.WriteString("@" + escZWSP)
-		case '#':
-			b.WriteByte('#')
-			if i+1 < len(rs) && rs[i+1] >= '0' && rs[i+1] <= '9' {
-				b.WriteString(escZWSP)
-			}
-		case ':':
-			if colons[i] {
-				b.WriteString("&#58;")
-			} else {
-				b.WriteByte(':')
-			}
-		default:
-			b.WriteRune(r)
+			continue
 		}
+		escCommon(&b, rs, i, colons)
 	}
 	return b.String()
 }
