@@ -2,6 +2,7 @@ package imagetest
 
 import (
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -16,17 +17,21 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// docFiles are the Markdown pages users read.
+// docFiles are the Markdown pages users read: the README and every page
+// under docs/.
 func docFiles(t *testing.T) []string {
 	t.Helper()
 	files := []string{"README.md"}
-	matches, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		files = append(files, filepath.ToSlash(rel))
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, m := range matches {
-		rel, _ := filepath.Rel(root, m)
-		files = append(files, filepath.ToSlash(rel))
 	}
 	return files
 }
@@ -50,6 +55,8 @@ func parseDoc(t *testing.T, name string) markdownDoc {
 		}
 		switch n := n.(type) {
 		case *ast.Link:
+			doc.links = append(doc.links, string(n.Destination))
+		case *ast.Image:
 			doc.links = append(doc.links, string(n.Destination))
 		case *ast.Heading:
 			slug := githubSlug(headingText(n, src))
