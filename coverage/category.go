@@ -3,6 +3,8 @@ package coverage
 import (
 	"regexp"
 	"strings"
+
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // Failure categories of DESIGN §2.5.
@@ -32,11 +34,11 @@ type catRule struct {
 
 // catExpr is a regular expression with a literal it cannot match without.
 type catExpr struct {
-	need string // lower case
-	re   *regexp.Regexp
+	need string                // lower case
+	re   func() *regexp.Regexp // compiled on first use
 }
 
-func catRE(need, expr string) catExpr { return catExpr{need, regexp.MustCompile(expr)} }
+func catRE(need, expr string) catExpr { return catExpr{need, lazyre.New(expr)} }
 
 // catRules are tried in order; the first rule with a matching marker wins.
 var catRules = []catRule{
@@ -141,7 +143,7 @@ func Categorize(message string) string {
 			if lower == "" {
 				lower = strings.ToLower(message)
 			}
-			if strings.Contains(lower, e.need) && e.re.MatchString(message) {
+			if strings.Contains(lower, e.need) && e.re().MatchString(message) {
 				return r.category
 			}
 		}

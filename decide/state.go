@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // Loop statuses kept in the state.
@@ -261,7 +262,7 @@ func (s *State) Encode(w io.Writer) error {
 	return enc.Encode(s)
 }
 
-var idRE = regexp.MustCompile(`^` + IDSyntax + `$`)
+var idRE = lazyre.New(`^` + IDSyntax + `$`)
 
 // IDSyntax is the syntax of a loop id (DESIGN §10): safe in a marker, a
 // file name (.gcloop/<id>/), a label and a check name; never "." or "..".
@@ -272,4 +273,4 @@ const IDRule = "want " + IDSyntax + ": a lowercase letter or digit, then up to 3
 
 // ValidID reports whether id can name a loop: it matches IDSyntax. It is
 // the one validator of loop ids, wherever they enter.
-func ValidID(id string) bool { return idRE.MatchString(id) }
+func ValidID(id string) bool { return idRE().MatchString(id) }

@@ -4,16 +4,24 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"sync"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
-// markdown parses comments as GitHub renders them: CommonMark with GFM
-// tables (a table cell is no paragraph text).
-var markdown = goldmark.New(goldmark.WithExtensions(extension.Table))
+// commentParser parses comments as GitHub renders them: CommonMark with
+// GFM tables (a table cell is no paragraph text). It is built on first use.
+var commentParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		parser.WithParagraphTransformers(util.Prioritized(tableCutter{}, 200)),
+	)
+})
 
 // textLine is a line of a comment that starts with paragraph text.
 type textLine struct {
@@ -29,8 +37,13 @@ type textLine struct {
 // an earlier line. Code blocks, HTML blocks, headings and table cells are
 // no paragraph text at all.
 func textLines(body string) []textLine {
+	return textLinesOf(commentParser(), body)
+}
+
+// textLinesOf is textLines with the parser p.
+func textLinesOf(p parser.Parser, body string) []textLine {
 	src := []byte(normalizeNewlines(body))
-	doc := markdown.Parser().Parse(text.NewReader(src))
+	doc := p.Parse(text.NewReader(src))
 	var breaks []int // offsets of the line breaks, for line numbers
 	for i, c := range src {
 		if c == '\n' {
@@ -87,4 +100,93 @@ func normalizeNewlines(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// tableCutter takes GFM tables out of paragraphs. The lines of a paragraph
+// from a table's header row on are a table, and a table cell is no
+// paragraph text, so it cuts them off the paragraph, and drops a paragraph
+// that was all table. GFM's rule for where a table starts is goldmark's
+// table extension's: a delimiter row (cells of dashes with optional colons,
+// split by pipes) under a header row with as many cells. That extension
+// is not used itself because it brings goldmark's linkify, whose
+// expressions every start of the gcloop binary would compile.
+type tableCutter struct{}
+
+// Transform cuts the first table in para, and everything after it, off it.
+func (tableCutter) Transform(para *ast.Paragraph, reader text.Reader, _ parser.Context) {
+	lines := para.Lines()
+	src := reader.Source()
+	for i := 1; i < lines.Len(); i++ {
+		delim, header := lines.At(i), lines.At(i-1)
+		cols := delimiterCells(delim.Value(src))
+		if cols == 0 {
+			continue
+		}
+		if rowCells(header.Value(src)) != cols {
+			return
+		}
+		lines.SetSliced(0, i-1)
+		if lines.Len() == 0 {
+			para.Parent().RemoveChild(para.Parent(), para)
+			return
+		}
+		last := lines.At(i - 2)
+		last.Stop-- // the line break before the table
+		lines.Set(i-2, last)
+		return
+	}
+}
+
+// markdownSpace is what CommonMark counts as white space in a line.
+const markdownSpace = " \t\n\v\f\r"
+
+// delimiterCells returns the number of cells of a GFM table delimiter row,
+// or 0 if line is none: at most three columns of indentation, then cells
+// of the form `:?-+:?` split by pipes, with optional outer pipes.
+func delimiterCells(line []byte) int {
+	if w, _ := util.IndentWidth(line, 0); w > 3 {
+		return 0
+	}
+	if len(bytes.Trim(line, markdownSpace+"-|:")) != 0 {
+		return 0
+	}
+	cols := bytes.Split(line, []byte{'|'})
+	if len(bytes.Trim(cols[0], markdownSpace)) == 0 {
+		cols = cols[1:]
+	}
+	if len(cols) > 0 && len(bytes.Trim(cols[len(cols)-1], markdownSpace)) == 0 {
+		cols = cols[:len(cols)-1]
+	}
+	for _, c := range cols {
+		c = bytes.Trim(c, " \t\n\f\r")
+		c = bytes.TrimPrefix(c, []byte{':'})
+		c = bytes.TrimSuffix(c, []byte{':'})
+		if len(c) == 0 || len(bytes.Trim(c, "-")) != 0 {
+			return 0
+		}
+	}
+	return len(cols)
+}
+
+// rowCells returns the number of cells of a GFM table row: the line
+// without its outer pipes, split at every pipe that no backslash escapes.
+func rowCells(line []byte) int {
+	line = bytes.Trim(line, markdownSpace)
+	pos, limit := 0, len(line)
+	if limit > 0 && line[0] == '|' {
+		pos++
+	}
+	if limit > 0 && line[limit-1] == '|' {
+		limit--
+	}
+	n := 0
+	for pos < limit {
+		end := pos
+		for end < limit && (line[end] != '|' || end > 0 && line[end-1] == '\\') {
+			end++
+		}
+		n++
+		pos = end + 1
+	}
+	return n
 }

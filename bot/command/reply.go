@@ -2,10 +2,10 @@ package command
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/gcloop/gcloop/bot/report"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // helpLines describe the verbs, in the order of Verbs.
@@ -32,7 +32,7 @@ func HelpText() string {
 }
 
 // loginRE matches a GitHub user login, which is safe to mention.
-var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
+var loginRE = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
 
 // Reply is the markdown comment that answers a command, or "" when the
 // reactions say enough (a command that ran: 🚀). A refusal (😕) is
@@ -41,7 +41,7 @@ var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
 // mistyped. Everything the user typed is escaped or was validated.
 func Reply(ev Event, cmd Command, eff Effect) string {
 	var b strings.Builder
-	if loginRE.MatchString(ev.Author) {
+	if loginRE().MatchString(ev.Author) {
 		b.WriteString("@" + ev.Author + " ")
 	}
 	switch {

@@ -9,9 +9,10 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 //go:embed index.html
@@ -54,18 +55,18 @@ func Handler() http.Handler {
 }
 
 var (
-	scriptRe = regexp.MustCompile(`(?s)<script>(.*?)</script>`)
-	styleRe  = regexp.MustCompile(`(?s)<style>(.*?)</style>`)
+	scriptRe = lazyre.New(`(?s)<script>(.*?)</script>`)
+	styleRe  = lazyre.New(`(?s)<style>(.*?)</style>`)
 )
 
 // policy is the page's Content-Security-Policy: its own inline script and
 // style, by hash, and nothing else; connections only to its own origin.
 func policy(html []byte) string {
 	var scripts, styles []string
-	for _, m := range scriptRe.FindAllSubmatch(html, -1) {
+	for _, m := range scriptRe().FindAllSubmatch(html, -1) {
 		scripts = append(scripts, "'sha256-"+digest(m[1])+"'")
 	}
-	for _, m := range styleRe.FindAllSubmatch(html, -1) {
+	for _, m := range styleRe().FindAllSubmatch(html, -1) {
 		styles = append(styles, "'sha256-"+digest(m[1])+"'")
 	}
 	return "default-src 'none'; script-src " + strings.Join(scripts, " ") +

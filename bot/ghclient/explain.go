@@ -2,10 +2,11 @@ package ghclient
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // Explain returns err as one line a person reads in a PR comment, a note, a
@@ -22,8 +23,8 @@ func Explain(err error) string {
 		return ""
 	}
 	s := explain(err)
-	s = urlPattern.ReplaceAllString(s, "[url]")
-	s = tokenPattern.ReplaceAllString(s, "[redacted]")
+	s = urlPattern().ReplaceAllString(s, "[url]")
+	s = tokenPattern().ReplaceAllString(s, "[redacted]")
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > maxExplain {
 		s = string(r[:maxExplain]) + "…"
@@ -50,9 +51,9 @@ const maxExplain = 1000
 
 var (
 	// urlPattern matches an absolute URL (go-github names the request's).
-	urlPattern = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s"'<>]*[^\s"'<>.,:;)]`)
+	urlPattern = lazyre.New(`(?i)\b[a-z][a-z0-9+.-]*://[^\s"'<>]*[^\s"'<>.,:;)]`)
 	// tokenPattern matches GitHub token formats and bearer credentials.
-	tokenPattern = regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9_]{8,}|github_pat_[A-Za-z0-9_]{8,})\b|(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}`)
+	tokenPattern = lazyre.New(`\b(gh[pousr]_[A-Za-z0-9_]{8,}|github_pat_[A-Za-z0-9_]{8,})\b|(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}`)
 )
 
 // explain rewrites err's text: a GitHub failure becomes Describe's words;

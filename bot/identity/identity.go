@@ -7,11 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
-	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // ActionsBot is the login GITHUB_TOKEN writes as.
@@ -23,11 +24,11 @@ type usersAPI interface {
 }
 
 // loginRE is a GitHub login, a bot's with its "[bot]" suffix.
-var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
+var loginRE = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
 
 // ValidLogin reports whether s can be a GitHub login ("octocat",
 // "my-app[bot]").
-func ValidLogin(s string) bool { return loginRE.MatchString(s) }
+func ValidLogin(s string) bool { return loginRE().MatchString(s) }
 
 // Kind is the kind of a token, told by its prefix.
 type Kind int

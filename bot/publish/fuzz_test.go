@@ -32,7 +32,7 @@ func FuzzIssuePlan(f *testing.F) {
 		if len(p.Body) > IssueBodyLimit {
 			t.Errorf("body of %d bytes", len(p.Body))
 		}
-		if n := len(issueMarkerRE.FindAllString(p.Body, -1)); n != 1 || parseIssueMarker(p.Body, "review") != p.Key {
+		if n := len(issueMarkerRE().FindAllString(p.Body, -1)); n != 1 || parseIssueMarker(p.Body, "review") != p.Key {
 			t.Errorf("body holds %d keys, want only its own %s", n, p.Key)
 		}
 		if report.HasMarker(p.Body) {

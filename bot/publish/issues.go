@@ -6,16 +6,17 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/google/go-github/v62/github"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // issuesAPI is the part of go-github's IssuesService the fix issues need.
@@ -270,7 +271,7 @@ func (s SyncSpec) labels() []string {
 // issueMarkerRE matches the hidden key of a fix issue. Artifact text in
 // the body cannot forge it: the escaping writes the marker's colon as an
 // entity and '<' as "&lt;".
-var issueMarkerRE = regexp.MustCompile(`<!-- gcloop:issue ([A-Za-z0-9._-]{1,64}) (pr[0-9]{1,12}-[0-9a-f]{16}) -->`)
+var issueMarkerRE = lazyre.New(`<!-- gcloop:issue ([A-Za-z0-9._-]{1,64}) (pr[0-9]{1,12}-[0-9a-f]{16}) -->`)
 
 // issueMarker renders the hidden key of a fix issue.
 func issueMarker(loopID, key string) string {
@@ -279,7 +280,7 @@ func issueMarker(loopID, key string) string {
 
 // parseIssueMarker returns the key of loopID's marker in body, "" if none.
 func parseIssueMarker(body, loopID string) string {
-	for _, m := range issueMarkerRE.FindAllStringSubmatch(body, -1) {
+	for _, m := range issueMarkerRE().FindAllStringSubmatch(body, -1) {
 		if m[1] == loopID {
 			return m[2]
 		}
@@ -400,7 +401,7 @@ func ensureLabels(ctx context.Context, api issuesAPI, owner, repo string, names 
 
 // digitsRE finds runs of digits, taken out of a task title to make a
 // target that stays the same from round to round.
-var digitsRE = regexp.MustCompile(`[0-9]+`)
+var digitsRE = lazyre.New(`[0-9]+`)
 
 // plan builds the issue of every task.
 func (s SyncSpec) plan() []PlannedIssue {
@@ -424,7 +425,7 @@ func (s SyncSpec) plan() []PlannedIssue {
 			if strings.TrimSpace(name) == "" {
 				name = t.ID
 			}
-			target = "task\x00" + strings.ToLower(strings.Join(strings.Fields(digitsRE.ReplaceAllString(name, "#")), " "))
+			target = "task\x00" + strings.ToLower(strings.Join(strings.Fields(digitsRE().ReplaceAllString(name, "#")), " "))
 			what = plainTitle(name, titleRunes)
 		}
 		for n := 2; seen[target]; n++ {

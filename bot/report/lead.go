@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // The lead of a report is its first three lines: the heading says the
@@ -288,11 +288,11 @@ func (w *writer) idSuffix() string {
 }
 
 // gcRE finds a /gc command in gcloop's own next steps.
-var gcRE = regexp.MustCompile("`/gc ([a-z]+)`")
+var gcRE = lazyre.New("`/gc ([a-z]+)`")
 
 // withID names the loop in the /gc commands of a step.
 func (w *writer) withID(step string) string {
-	return gcRE.ReplaceAllString(step, "`/gc $1"+w.idSuffix()+"`")
+	return gcRE().ReplaceAllString(step, "`/gc $1"+w.idSuffix()+"`")
 }
 
 // commands lists the /gc commands of an escalation's next steps.
@@ -300,7 +300,7 @@ func (w *writer) commands() string {
 	var cmds []string
 	seen := map[string]bool{}
 	for _, s := range w.d.NextSteps {
-		for _, m := range gcRE.FindAllStringSubmatch(s, -1) {
+		for _, m := range gcRE().FindAllStringSubmatch(s, -1) {
 			if !seen[m[1]] {
 				seen[m[1]] = true
 				cmds = append(cmds, "`/gc "+m[1]+w.idSuffix()+"`")

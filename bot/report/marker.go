@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // markerRE is the one syntax of a state marker, the hidden HTML comment
@@ -19,11 +19,11 @@ import (
 //
 // Group 1 is the loop id, 2 the payload, 3 the signature field (empty when
 // the state is not sealed).
-var markerRE = regexp.MustCompile(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-Za-z0-9_-]*={0,2})(?: ([A-Za-z0-9_-]{1,100}))? -->`)
+var markerRE = lazyre.New(`<!-- gcloop:state ([A-Za-z0-9._-]{1,64}) ([A-Za-z0-9_-]*={0,2})(?: ([A-Za-z0-9_-]{1,100}))? -->`)
 
 // strayRE finds anything that starts a state marker, however broken: a
 // report comment holds exactly one.
-var strayRE = regexp.MustCompile(`(?i)<!--\s*gcloop:state`)
+var strayRE = lazyre.New(`(?i)<!--\s*gcloop:state`)
 
 // Marker renders the unsigned state marker of st (Seal adds the
 // signature).
@@ -58,7 +58,7 @@ func ParseMarker(body, id string) (*decide.State, error) {
 	if !decide.ValidID(id) {
 		return nil, fmt.Errorf("state marker of %q: loop id %s", id, decide.IDRule)
 	}
-	for _, m := range markerRE.FindAllStringSubmatch(body, -1) {
+	for _, m := range markerRE().FindAllStringSubmatch(body, -1) {
 		if m[1] != id {
 			continue
 		}
@@ -79,4 +79,4 @@ func ParseMarker(body, id string) (*decide.State, error) {
 }
 
 // HasMarker reports whether body holds any gcloop state marker.
-func HasMarker(body string) bool { return markerRE.MatchString(body) }
+func HasMarker(body string) bool { return markerRE().MatchString(body) }

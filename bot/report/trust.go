@@ -6,10 +6,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // Trust says which report comments are gcloop's own (DESIGN §4).
@@ -39,11 +39,11 @@ const sigPrefix = "hmac-"
 var sigLen = len(" "+sigPrefix) + base64.RawURLEncoding.EncodedLen(sha256.Size)
 
 // headerRE matches the header line of a loop's report comment.
-var headerRE = regexp.MustCompile(`\A<!-- gcloop:report ([A-Za-z0-9._-]{1,64}) -->\n`)
+var headerRE = lazyre.New(`\A<!-- gcloop:report ([A-Za-z0-9._-]{1,64}) -->\n`)
 
 // legacyRE matches the start of a report written before the header
 // existed: an optional command banner, then the report heading.
-var legacyRE = regexp.MustCompile(`\A(?:<!-- gcloop:banner -->\n[^\n]*\n\n)?## (?:✅|🔁|🛑|❔) gcloop `)
+var legacyRE = lazyre.New(`\A(?:<!-- gcloop:banner -->\n[^\n]*\n\n)?## (?:✅|🔁|🛑|❔) gcloop `)
 
 // Header is the first line of the report comment of loop id: with the
 // state marker as the last line it is the shape FindState trusts.
@@ -61,7 +61,7 @@ func Seal(st *decide.State, s Scope, key []byte) (string, error) {
 	if len(key) == 0 {
 		return m, nil
 	}
-	payload := markerRE.FindStringSubmatch(m)
+	payload := markerRE().FindStringSubmatch(m)
 	if payload == nil {
 		return "", fmt.Errorf("state marker of %q is malformed", st.ID)
 	}
@@ -93,15 +93,15 @@ var (
 // it is no weaker, since without a key the header is as easy to copy as
 // the heading.
 func stateLine(body string, s Scope, key []byte) (string, error) {
-	if m := headerRE.FindStringSubmatch(body); (m == nil || m[1] != s.LoopID) && (len(key) > 0 || !Legacy(body)) {
+	if m := headerRE().FindStringSubmatch(body); (m == nil || m[1] != s.LoopID) && (len(key) > 0 || !Legacy(body)) {
 		return "", errNoHeader
 	}
-	if len(strayRE.FindAllStringIndex(body, 2)) > 1 {
+	if len(strayRE().FindAllStringIndex(body, 2)) > 1 {
 		return "", errTwoMarkers
 	}
 	rest := strings.TrimRight(body, "\r\n")
 	line := rest[strings.LastIndexByte(rest, '\n')+1:]
-	m := markerRE.FindStringSubmatch(line)
+	m := markerRE().FindStringSubmatch(line)
 	if m == nil || m[0] != line || m[1] != s.LoopID {
 		return "", errNotLast
 	}
@@ -138,4 +138,4 @@ func ReplaceState(body string, st *decide.State, s Scope, key []byte) (string, e
 
 // Legacy reports whether body is a report comment written before the
 // header existed; the next write gives it the header.
-func Legacy(body string) bool { return legacyRE.MatchString(body) }
+func Legacy(body string) bool { return legacyRE().MatchString(body) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/gcloop/gcloop/bot/check"
@@ -14,6 +13,7 @@ import (
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // CommandResult is what a /gc command did.
@@ -153,7 +153,7 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 
 // bannerRE matches the command banner gcloop puts on top of a report,
 // right after its header.
-var bannerRE = regexp.MustCompile(`\A<!-- gcloop:banner -->\n[^\n]*\n\n`)
+var bannerRE = lazyre.New(`\A<!-- gcloop:banner -->\n[^\n]*\n\n`)
 
 // banner is the line that says which command last changed the loop.
 func banner(cmd command.Command, author string, eff command.Effect) string {
@@ -174,7 +174,7 @@ func withState(body string, st *decide.State, top string, scope report.Scope, ke
 	if !ok && !report.Legacy(body) {
 		return "", fmt.Errorf("the report comment of %s does not start with its header", st.ID)
 	}
-	body = head + top + bannerRE.ReplaceAllString(rest, "")
+	body = head + top + bannerRE().ReplaceAllString(rest, "")
 	if err := report.CheckSize(body); err != nil {
 		return "", fmt.Errorf("the report comment: %w", err)
 	}

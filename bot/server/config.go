@@ -11,12 +11,12 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gcloop/gcloop/bot/appauth"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // Var is one setting: an environment variable, also given as a flag.
@@ -84,7 +84,7 @@ func (e ConfigErrors) Error() string {
 	return strings.Join(lines, "; ")
 }
 
-var repoRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+var repoRE = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 
 // Gather reads the configuration through get (a flag's value when given,
 // else the environment variable's) and validates it; readFile reads the
@@ -145,7 +145,7 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 	case c.Token != "":
 		// Without GCLOOP_REPOSITORY the token serves whichever repository
 		// a delivery comes from, as far as the token may act there.
-		if c.Repository != "" && !repoRE.MatchString(c.Repository) {
+		if c.Repository != "" && !repoRE().MatchString(c.Repository) {
 			bad("GCLOOP_REPOSITORY %q: want owner/name", c.Repository)
 		}
 	default:

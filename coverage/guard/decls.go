@@ -3,6 +3,9 @@ package guard
 import (
 	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // maxDecls caps the test declarations read from one file, so that no
@@ -32,61 +35,62 @@ type langRules struct {
 	ret    *regexp.Regexp // a line that returns from the test early
 }
 
-// A return statement as a word not part of a longer name or a member.
-var returnRE = regexp.MustCompile(`(?:^|[^\w$.])return\b`)
-
-// rules per language. The assertion expressions recognize the common
+// rules per language, compiled on first use. The assertion expressions recognize the common
 // assertion forms; a test whose assertions go through helpers the
 // expressions do not know has none, and the assertion rules then stay
 // silent for it (they only fire when a recognized assertion disappears).
-var rules = map[string]langRules{
-	langGo: {
-		assert: regexp.MustCompile(`\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require|is|qt|check)\.\w+\s*\(|\bpanic\s*\(`),
-		ret:    returnRE,
-	},
-	langJS: {
-		assert: regexp.MustCompile(`\bexpect(?:TypeOf)?\s*[(.]|\bassert\w*\b|\.should\b|\.(?:is|deepEqual|true|false|throws|notThrows|snapshot)\s*\(|\bfail\s*\(`),
-		ret:    returnRE,
-	},
-	langPy: {
-		assert: regexp.MustCompile(`\bassert\b|\.assert\w*\s*\(|\bpytest\.(?:raises|warns|fail)\b|\.fail\s*\(|\bassert_\w+\s*\(`),
-		ret:    returnRE,
-	},
-	langJVM: {
-		assert: regexp.MustCompile(`\bassert\w*\s*[(!]|\bassert\s|\bAssert\w*\.\w+\s*\(|\bverify\w*\s*\(|\bfail\s*\(|\bexpect\w*\s*[({]|\bshould\w*\b|\bthen\s*:|\bexpect\s*:`),
-		ret:    returnRE,
-	},
-	langRust: {
-		assert: regexp.MustCompile(`\b(?:debug_)?assert(?:_eq|_ne|_matches)?!|\bpanic!|\bunreachable!`),
-		ret:    returnRE,
-	},
-	langCS: {
-		assert: regexp.MustCompile(`\bAssert\w*\.\w+\s*\(|\.Should\w*\s*\(|\bVerify\w*\s*\(`),
-		ret:    returnRE,
-	},
-	langRuby: {
-		assert: regexp.MustCompile(`\bexpect\b|\bassert\w*\b|\brefute\w*\b|\.(?:should|must_\w+|wont_\w+)\b|\bflunk\b`),
-		ret:    regexp.MustCompile(`(?:^|[^\w$.:])(?:return|next)\b`),
-	},
-}
+var rules = sync.OnceValue(func() map[string]langRules {
+	// A return statement as a word not part of a longer name or a member.
+	returnRE := regexp.MustCompile(`(?:^|[^\w$.])return\b`)
+	return map[string]langRules{
+		langGo: {
+			assert: regexp.MustCompile(`\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require|is|qt|check)\.\w+\s*\(|\bpanic\s*\(`),
+			ret:    returnRE,
+		},
+		langJS: {
+			assert: regexp.MustCompile(`\bexpect(?:TypeOf)?\s*[(.]|\bassert\w*\b|\.should\b|\.(?:is|deepEqual|true|false|throws|notThrows|snapshot)\s*\(|\bfail\s*\(`),
+			ret:    returnRE,
+		},
+		langPy: {
+			assert: regexp.MustCompile(`\bassert\b|\.assert\w*\s*\(|\bpytest\.(?:raises|warns|fail)\b|\.fail\s*\(|\bassert_\w+\s*\(`),
+			ret:    returnRE,
+		},
+		langJVM: {
+			assert: regexp.MustCompile(`\bassert\w*\s*[(!]|\bassert\s|\bAssert\w*\.\w+\s*\(|\bverify\w*\s*\(|\bfail\s*\(|\bexpect\w*\s*[({]|\bshould\w*\b|\bthen\s*:|\bexpect\s*:`),
+			ret:    returnRE,
+		},
+		langRust: {
+			assert: regexp.MustCompile(`\b(?:debug_)?assert(?:_eq|_ne|_matches)?!|\bpanic!|\bunreachable!`),
+			ret:    returnRE,
+		},
+		langCS: {
+			assert: regexp.MustCompile(`\bAssert\w*\.\w+\s*\(|\.Should\w*\s*\(|\bVerify\w*\s*\(`),
+			ret:    returnRE,
+		},
+		langRuby: {
+			assert: regexp.MustCompile(`\bexpect\b|\bassert\w*\b|\brefute\w*\b|\.(?:should|must_\w+|wont_\w+)\b|\bflunk\b`),
+			ret:    regexp.MustCompile(`(?:^|[^\w$.:])(?:return|next)\b`),
+		},
+	}
+})
 
 // Declarations per language.
 var (
-	goDeclRE = regexp.MustCompile(`^func\s+((Test|Fuzz|Benchmark|Example)\w*)\s*\(`)
+	goDeclRE = lazyre.New(`^func\s+((Test|Fuzz|Benchmark|Example)\w*)\s*\(`)
 	// it("name", test('name', specify(`name`, also it.each(...)("name".
 	// Skipped and focused forms (it.skip, xit, fit) are declarations too:
 	// turning a test into one is a marker, not a removal.
-	jsDeclRE = regexp.MustCompile(`(?:^|[^\w$.])(?:x|f)?(?:it|test|specify)\s*(?:\.\s*(?:each|concurrent|failing|sequential|skip|only|todo)\b[^"'\x60]*?)*\(\s*(["'\x60])((?:\\.|[^\\])*?)(["'\x60])`)
-	pyDeclRE = regexp.MustCompile(`^(\s*)(?:async\s+)?def\s+(test\w*)\s*\(`)
+	jsDeclRE = lazyre.New(`(?:^|[^\w$.])(?:x|f)?(?:it|test|specify)\s*(?:\.\s*(?:each|concurrent|failing|sequential|skip|only|todo)\b[^"'\x60]*?)*\(\s*(["'\x60])((?:\\.|[^\\])*?)(["'\x60])`)
+	pyDeclRE = lazyre.New(`^(\s*)(?:async\s+)?def\s+(test\w*)\s*\(`)
 	// JVM and C# test annotations/attributes; the method follows.
-	jvmAnnRE    = regexp.MustCompile(`@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate|Property)\b`)
-	csAttrRE    = regexp.MustCompile(`\[\s*(?:\w+\s*,\s*)*(?:Fact|Theory|Test|TestMethod|TestCase|DataTestMethod)\b`)
-	rustAttRE   = regexp.MustCompile(`#\[\s*(?:(?:\w+::)*test|rstest|test_case\b[^\]]*)\s*(?:\]|\()`)
-	jvmAnnStrip = regexp.MustCompile(`@[\w.]+(?:\s*\([^)]*\))?`)
-	csAttrStrip = regexp.MustCompile(`\[[^\]]*\]`)
-	methodRE    = regexp.MustCompile("(\\w+|`[^`]+`)\\s*(?:<[^>]*>\\s*)?\\(")
-	rustFnRE    = regexp.MustCompile(`\bfn\s+(\w+)`)
-	rubyDecl    = regexp.MustCompile(`^(\s*)(?:(?:it|specify|scenario|test|example)\s*\(?\s*(["'])((?:\\.|[^\\])*?)(["'])|def\s+(test_\w+))`)
+	jvmAnnRE    = lazyre.New(`@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate|Property)\b`)
+	csAttrRE    = lazyre.New(`\[\s*(?:\w+\s*,\s*)*(?:Fact|Theory|Test|TestMethod|TestCase|DataTestMethod)\b`)
+	rustAttRE   = lazyre.New(`#\[\s*(?:(?:\w+::)*test|rstest|test_case\b[^\]]*)\s*(?:\]|\()`)
+	jvmAnnStrip = lazyre.New(`@[\w.]+(?:\s*\([^)]*\))?`)
+	csAttrStrip = lazyre.New(`\[[^\]]*\]`)
+	methodRE    = lazyre.New("(\\w+|`[^`]+`)\\s*(?:<[^>]*>\\s*)?\\(")
+	rustFnRE    = lazyre.New(`\bfn\s+(\w+)`)
+	rubyDecl    = lazyre.New(`^(\s*)(?:(?:it|specify|scenario|test|example)\s*\(?\s*(["'])((?:\\.|[^\\])*?)(["'])|def\s+(test_\w+))`)
 	// Words that are not method names before "(" on a JVM/C# line.
 	notMethod = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true, "return": true, "new": true, "throw": true, "synchronized": true}
 )
@@ -95,7 +99,7 @@ var (
 // lang. It is a line analysis, careful but not a parser: see DESIGN §5.3
 // and docs/design.md for what it recognizes.
 func declsOf(lang string, lines []string) []decl {
-	r, ok := rules[lang]
+	r, ok := rules()[lang]
 	if !ok {
 		return nil
 	}
@@ -112,7 +116,7 @@ func declsOf(lang string, lines []string) []decl {
 	case langGo:
 		sp := newSpans(lang, lines)
 		for i, l := range lines {
-			m := goDeclRE.FindStringSubmatch(l)
+			m := goDeclRE().FindStringSubmatch(l)
 			if m == nil {
 				continue
 			}
@@ -122,7 +126,7 @@ func declsOf(lang string, lines []string) []decl {
 	case langJS:
 		sp := newSpans(lang, lines)
 		for i, l := range lines {
-			for _, m := range jsDeclRE.FindAllStringSubmatchIndex(l, -1) {
+			for _, m := range jsDeclRE().FindAllStringSubmatchIndex(l, -1) {
 				name := l[m[4]:m[5]]
 				// The call's parenthesis, the last before the name,
 				// closes at the end of the test.
@@ -132,7 +136,7 @@ func declsOf(lang string, lines []string) []decl {
 		}
 	case langPy:
 		for i, l := range lines {
-			m := pyDeclRE.FindStringSubmatch(l)
+			m := pyDeclRE().FindStringSubmatch(l)
 			if m == nil {
 				continue
 			}
@@ -141,7 +145,7 @@ func declsOf(lang string, lines []string) []decl {
 		}
 	case langRuby:
 		for i, l := range lines {
-			m := rubyDecl.FindStringSubmatch(l)
+			m := rubyDecl().FindStringSubmatch(l)
 			if m == nil {
 				continue
 			}
@@ -154,11 +158,11 @@ func declsOf(lang string, lines []string) []decl {
 		}
 	case langJVM, langCS, langRust:
 		sp := newSpans(lang, lines)
-		ann := jvmAnnRE
+		ann := jvmAnnRE()
 		if lang == langCS {
-			ann = csAttrRE
+			ann = csAttrRE()
 		} else if lang == langRust {
-			ann = rustAttRE
+			ann = rustAttRE()
 		}
 		for i := 0; i < len(lines); i++ {
 			if !ann.MatchString(lines[i]) {
@@ -183,7 +187,7 @@ func methodAfter(lang string, lines []string, i int) (int, string) {
 	for j := i; j < len(lines) && j < i+20; j++ {
 		l := lines[j]
 		if lang == langRust {
-			if m := rustFnRE.FindStringSubmatch(l); m != nil {
+			if m := rustFnRE().FindStringSubmatch(l); m != nil {
 				return j, m[1]
 			}
 			continue
@@ -191,14 +195,14 @@ func methodAfter(lang string, lines []string, i int) (int, string) {
 		// Drop the annotations or attributes on the line.
 		rest := l
 		if lang == langCS {
-			rest = csAttrStrip.ReplaceAllString(rest, "")
+			rest = csAttrStrip().ReplaceAllString(rest, "")
 		} else {
-			rest = jvmAnnStrip.ReplaceAllString(rest, "")
+			rest = jvmAnnStrip().ReplaceAllString(rest, "")
 		}
 		if t := strings.TrimSpace(rest); t == "" || strings.HasPrefix(t, "@") || strings.HasPrefix(t, "[") {
 			continue
 		}
-		for _, m := range methodRE.FindAllStringSubmatch(rest, -1) {
+		for _, m := range methodRE().FindAllStringSubmatch(rest, -1) {
 			if !notMethod[m[1]] {
 				return j, strings.Trim(m[1], "`")
 			}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // DefaultMarkers are the skip and silencing markers of DESIGN §5.3 that a
@@ -68,7 +69,7 @@ type knownMarker struct {
 	langs []string
 }
 
-// knownMarkers refine the markers so that ordinary code does not trip
+// knownMarkers refine the markers (compiled on first use) so that ordinary code does not trip
 // them. Any other marker name (from configuration) matches as a literal,
 // case-sensitive substring of a line in any file.
 //
@@ -100,44 +101,46 @@ type knownMarker struct {
 //	[Ignore]           C#: NUnit/MSTest [Ignore] / [Ignore("why")]
 //	Skip =             C#: xUnit's Skip = "..." named argument
 //	skip pending       Ruby: the statement (skip, skip "why", pending "why")
-var knownMarkers = map[string]knownMarker{
-	".Skip(":             {regexp.MustCompile(`\.Skip(?:f|Now)?\s*\(`), []string{langGo}},
-	"//go:build ignore":  {regexp.MustCompile(`^\s*//\s*(?:go:build\b|\+build\b)`), []string{langGo}},
-	"xit":                {regexp.MustCompile(`(?:^|[^\w$.])xit\b\s*(?:[("'\x60]|do\b)`), []string{langJS, langRuby}},
-	"xdescribe":          {regexp.MustCompile(`(?:^|[^\w$.])x(?:describe|context|specify)\b\s*(?:[("'\x60]|do\b)`), []string{langJS, langRuby}},
-	"xtest":              {regexp.MustCompile(`(?:^|[^\w$.])xtest\b\s*[("'\x60]`), []string{langJS}},
-	".skip(":             {regexp.MustCompile(`\.skip\b\s*[(.\x60]`), []string{langJS}},
-	".only(":             {regexp.MustCompile(`\.only\b\s*[(.\x60]`), []string{langJS}},
-	".todo(":             {regexp.MustCompile(`\.todo\b\s*[(.\x60]`), []string{langJS}},
-	"fit":                {regexp.MustCompile(`(?:^|[^\w$.])f(?:it|describe)\b\s*[("'\x60]`), []string{langJS}},
-	"@ts-ignore":         {regexp.MustCompile(`@ts-ignore\b`), nil},
-	"@ts-expect-error":   {regexp.MustCompile(`@ts-expect-error\b`), nil},
-	"@ts-nocheck":        {regexp.MustCompile(`@ts-nocheck\b`), nil},
-	"as any":             {regexp.MustCompile(`\bas\s+any\b`), []string{"ts"}},
-	"eslint-disable":     {regexp.MustCompile(`\beslint-disable`), nil},
-	"pytest.skip(":       {regexp.MustCompile(`\bpytest\.(?:skip|importorskip)\s*\(`), []string{langPy}},
-	"@pytest.mark.skip":  {regexp.MustCompile(`\bpytest\.mark\.skip(?:if)?\b`), []string{langPy}},
-	"skipif":             {regexp.MustCompile(`\bskip(?:if|If|IF|Unless)\b`), []string{langPy}},
-	"xfail":              {regexp.MustCompile(`\b(?:xfail|expectedFailure)\b`), []string{langPy}},
-	"@unittest.skip":     {regexp.MustCompile(`\bunittest\.skip(?:If|Unless)?\b`), []string{langPy}},
-	"self.skipTest":      {regexp.MustCompile(`\.skipTest\s*\(`), []string{langPy}},
-	"raise SkipTest":     {regexp.MustCompile(`\braise\s+(?:\w+\.)*Skip(?:Test)?\b`), []string{langPy}},
-	"@Disabled":          {regexp.MustCompile(`@Disabled\w*`), nil},
-	"@Ignore":            {regexp.MustCompile(`@Ignore(?:If)?\b`), nil},
-	"assumeTrue(false)":  {regexp.MustCompile(`\bassume\w*\s*\(`), []string{langJVM}},
-	"Assumptions.assume": {regexp.MustCompile(`\bAssum(?:ptions|e)\s*\.`), []string{langJVM}},
-	"#[ignore]":          {regexp.MustCompile(`#\[\s*ignore\b`), nil},
-	"[Ignore]":           {regexp.MustCompile(`\[\s*(?:\w+\s*,\s*)*Ignore\b`), []string{langCS}},
-	"Skip =":             {regexp.MustCompile(`\bSkip\s*=[^=]`), []string{langCS}},
-	"skip":               {regexp.MustCompile(`(?:^|[;{]|\bdo\b|\bthen\b)\s*skip\b(?:\s*$|\s*[("'#;}]|\s+\w)`), []string{langRuby}},
-	"pending":            {regexp.MustCompile(`(?:^|[;{]|\bdo\b|\bthen\b)\s*pending\b(?:\s*$|\s*[("'#;}]|\s+\w)`), []string{langRuby}},
-	// Names of earlier defaults, still understood in configuration.
-	"t.Skip":        {regexp.MustCompile(`\.Skip(?:f|Now)?\s*\(`), []string{langGo}},
-	"it.skip":       {regexp.MustCompile(`\bit\.skip\b`), nil},
-	"describe.skip": {regexp.MustCompile(`\bdescribe\.skip\b`), nil},
-	"test.skip":     {regexp.MustCompile(`\btest\.skip\b`), nil},
-	".only":         {regexp.MustCompile(`\.only\b\s*[(.\x60]`), []string{langJS}},
-}
+var knownMarkers = sync.OnceValue(func() map[string]knownMarker {
+	return map[string]knownMarker{
+		".Skip(":             {regexp.MustCompile(`\.Skip(?:f|Now)?\s*\(`), []string{langGo}},
+		"//go:build ignore":  {regexp.MustCompile(`^\s*//\s*(?:go:build\b|\+build\b)`), []string{langGo}},
+		"xit":                {regexp.MustCompile(`(?:^|[^\w$.])xit\b\s*(?:[("'\x60]|do\b)`), []string{langJS, langRuby}},
+		"xdescribe":          {regexp.MustCompile(`(?:^|[^\w$.])x(?:describe|context|specify)\b\s*(?:[("'\x60]|do\b)`), []string{langJS, langRuby}},
+		"xtest":              {regexp.MustCompile(`(?:^|[^\w$.])xtest\b\s*[("'\x60]`), []string{langJS}},
+		".skip(":             {regexp.MustCompile(`\.skip\b\s*[(.\x60]`), []string{langJS}},
+		".only(":             {regexp.MustCompile(`\.only\b\s*[(.\x60]`), []string{langJS}},
+		".todo(":             {regexp.MustCompile(`\.todo\b\s*[(.\x60]`), []string{langJS}},
+		"fit":                {regexp.MustCompile(`(?:^|[^\w$.])f(?:it|describe)\b\s*[("'\x60]`), []string{langJS}},
+		"@ts-ignore":         {regexp.MustCompile(`@ts-ignore\b`), nil},
+		"@ts-expect-error":   {regexp.MustCompile(`@ts-expect-error\b`), nil},
+		"@ts-nocheck":        {regexp.MustCompile(`@ts-nocheck\b`), nil},
+		"as any":             {regexp.MustCompile(`\bas\s+any\b`), []string{"ts"}},
+		"eslint-disable":     {regexp.MustCompile(`\beslint-disable`), nil},
+		"pytest.skip(":       {regexp.MustCompile(`\bpytest\.(?:skip|importorskip)\s*\(`), []string{langPy}},
+		"@pytest.mark.skip":  {regexp.MustCompile(`\bpytest\.mark\.skip(?:if)?\b`), []string{langPy}},
+		"skipif":             {regexp.MustCompile(`\bskip(?:if|If|IF|Unless)\b`), []string{langPy}},
+		"xfail":              {regexp.MustCompile(`\b(?:xfail|expectedFailure)\b`), []string{langPy}},
+		"@unittest.skip":     {regexp.MustCompile(`\bunittest\.skip(?:If|Unless)?\b`), []string{langPy}},
+		"self.skipTest":      {regexp.MustCompile(`\.skipTest\s*\(`), []string{langPy}},
+		"raise SkipTest":     {regexp.MustCompile(`\braise\s+(?:\w+\.)*Skip(?:Test)?\b`), []string{langPy}},
+		"@Disabled":          {regexp.MustCompile(`@Disabled\w*`), nil},
+		"@Ignore":            {regexp.MustCompile(`@Ignore(?:If)?\b`), nil},
+		"assumeTrue(false)":  {regexp.MustCompile(`\bassume\w*\s*\(`), []string{langJVM}},
+		"Assumptions.assume": {regexp.MustCompile(`\bAssum(?:ptions|e)\s*\.`), []string{langJVM}},
+		"#[ignore]":          {regexp.MustCompile(`#\[\s*ignore\b`), nil},
+		"[Ignore]":           {regexp.MustCompile(`\[\s*(?:\w+\s*,\s*)*Ignore\b`), []string{langCS}},
+		"Skip =":             {regexp.MustCompile(`\bSkip\s*=[^=]`), []string{langCS}},
+		"skip":               {regexp.MustCompile(`(?:^|[;{]|\bdo\b|\bthen\b)\s*skip\b(?:\s*$|\s*[("'#;}]|\s+\w)`), []string{langRuby}},
+		"pending":            {regexp.MustCompile(`(?:^|[;{]|\bdo\b|\bthen\b)\s*pending\b(?:\s*$|\s*[("'#;}]|\s+\w)`), []string{langRuby}},
+		// Names of earlier defaults, still understood in configuration.
+		"t.Skip":        {regexp.MustCompile(`\.Skip(?:f|Now)?\s*\(`), []string{langGo}},
+		"it.skip":       {regexp.MustCompile(`\bit\.skip\b`), nil},
+		"describe.skip": {regexp.MustCompile(`\bdescribe\.skip\b`), nil},
+		"test.skip":     {regexp.MustCompile(`\btest\.skip\b`), nil},
+		".only":         {regexp.MustCompile(`\.only\b\s*[(.\x60]`), []string{langJS}},
+	}
+})
 
 // tsExtensions are the file kinds where "as any" is a cast.
 var tsExtensions = map[string]bool{
@@ -154,7 +157,7 @@ type matcher struct {
 
 // newMatcher returns the matcher of one marker name.
 func newMatcher(name string) matcher {
-	k, ok := knownMarkers[name]
+	k, ok := knownMarkers()[name]
 	if !ok {
 		return matcher{name: name}
 	}

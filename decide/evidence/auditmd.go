@@ -3,11 +3,11 @@ package evidence
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // ReadAuditMarkdown reads a design/quality audit report (DESIGN §3.3):
@@ -74,7 +74,7 @@ type amParser struct {
 
 // amSevHeading matches a severity section heading after leading emoji and
 // punctuation are cut: "critical (2)", "high priority issues", "low:".
-var amSevHeading = regexp.MustCompile(`^(critical|high|medium|low)(?:\s+(?:issues?|priority|severity|findings?|risks?)){0,2}\s*(?:\(([^)]*)\))?\s*(?:[:\-–—].*)?$`)
+var amSevHeading = lazyre.New(`^(critical|high|medium|low)(?:\s+(?:issues?|priority|severity|findings?|risks?)){0,2}\s*(?:\(([^)]*)\))?\s*(?:[:\-–—].*)?$`)
 
 func (p *amParser) line(n int, raw string) error {
 	t := strings.TrimSpace(raw)
@@ -121,7 +121,7 @@ func (p *amParser) heading(n int, h string) error {
 		return nil
 	}
 	cut := strings.TrimLeftFunc(plain, func(r rune) bool { return !(r >= 'a' && r <= 'z') })
-	if m := amSevHeading.FindStringSubmatch(cut); m != nil {
+	if m := amSevHeading().FindStringSubmatch(cut); m != nil {
 		sev, _ := decide.ParseSeverity(m[1])
 		stated := -1
 		if c, err := strconv.Atoi(strings.TrimSpace(m[2])); err == nil && c >= 0 {
@@ -433,7 +433,7 @@ func isAuditMarkdown(head []byte) bool {
 				auditTitle = true
 			}
 			cut := strings.TrimLeftFunc(strings.ToLower(lnClean(h)), func(r rune) bool { return !(r >= 'a' && r <= 'z') })
-			if m := amSevHeading.FindStringSubmatch(cut); m != nil && m[2] != "" {
+			if m := amSevHeading().FindStringSubmatch(cut); m != nil && m[2] != "" {
 				if _, err := strconv.Atoi(strings.TrimSpace(m[2])); err == nil {
 					counted = true
 				}

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // ReadTasksCSV reads the framework's master tasks.csv (DESIGN §3): a header
@@ -243,7 +243,7 @@ func csvError(name string, err error) error {
 func csvSeveritySummary(s string) (decide.Counts, error) {
 	var c decide.Counts
 	t := strings.NewReplacer("{", " ", "}", " ", `"`, " ", "'", " ", ",", " ", ";", " ", "|", " ", "=", ":", "\t", " ").Replace(s)
-	t = csvColonSpace.ReplaceAllString(t, ":")
+	t = csvColonSpace().ReplaceAllString(t, ":")
 	seen := map[decide.Severity]bool{}
 	fields := strings.Fields(t)
 	if len(fields) == 0 {
@@ -290,7 +290,7 @@ func csvSeveritySummary(s string) (decide.Counts, error) {
 }
 
 // csvColonSpace matches a colon with the blanks around it.
-var csvColonSpace = regexp.MustCompile(`\s*:\s*`)
+var csvColonSpace = lazyre.New(`\s*:\s*`)
 
 // csvShort shortens a value for messages.
 func csvShort(s string) string {

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // maxDepth caps the nesting of the file; the deepest valid key sits at
@@ -57,7 +57,7 @@ func Parse(name string, r io.Reader) (f *File, err error) {
 	return p.file(&doc)
 }
 
-var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^line (\d+): (.*)$`)
 
 // parserProblems are the problems yaml.v3's parser (as opposed to its
 // scanner) reports. yaml.v3 prints their line 0-based, and the scanner's
@@ -84,7 +84,7 @@ func yamlError(name string, err error, data []byte) error {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 			if parserProblems[m[2]] {
 				n++
