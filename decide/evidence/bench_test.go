@@ -233,7 +233,9 @@ func timeRun(b *testing.B, args ...string) timed {
 
 // BenchmarkCompareJQ runs the built `gcloop decide` on a SARIF log of
 // 100 000 results beside jq counting them, and `gcloop decide` on a log of
-// one finding; each as a process, best of five. Use -benchtime=1x.
+// one finding beside `gcloop version`, the same binary's start with no work
+// (their difference is what the decision itself costs); each as a process,
+// best of five. Use -benchtime=1x.
 func BenchmarkCompareJQ(b *testing.B) {
 	for _, tool := range []string{"/usr/bin/time", "jq", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -258,6 +260,7 @@ func BenchmarkCompareJQ(b *testing.B) {
 		{"jq-count-100k", []string{"jq", "[.runs[].results[]] | length", big}},
 		{"decide-100k", []string{gcloop, "decide", "--format", "json", big}},
 		{"decide-one", []string{gcloop, "decide", "--format", "json", one}},
+		{"start-only", []string{gcloop, "version"}},
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
