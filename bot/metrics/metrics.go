@@ -3,6 +3,10 @@
 // status, websocket subscribers and the ones dropped — served on /metrics,
 // and its health endpoints: /healthz (the process is up) and /readyz (the
 // store and GitHub's auth answer).
+//
+// The registry and the text format are the package's own: linking
+// Prometheus' client library cost every gcloop process, the CLI's
+// one-shot commands too, milliseconds of package initialisation.
 package metrics
 
 import (
@@ -10,12 +14,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gcloop/gcloop/bot/event"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // scrapeTimeout bounds what a gauge asks of the store at each scrape.
@@ -23,57 +27,36 @@ const scrapeTimeout = 2 * time.Second
 
 // Metrics is the bot's registry. Its methods are safe for concurrent use.
 type Metrics struct {
-	reg        *prometheus.Registry
-	deliveries *prometheus.CounterVec
-	duration   *prometheus.HistogramVec
-	events     *prometheus.CounterVec
-	rounds     prometheus.Counter
-	decisions  *prometheus.CounterVec
-	github     *prometheus.CounterVec
+	reg        registry
+	deliveries *counterVec
+	duration   *histogramVec
+	events     *counterVec
+	rounds     *counterVec
+	decisions  *counterVec
+	github     *counterVec
 }
 
-// New returns a registry with the bot's metrics and Go's process and
-// runtime collectors.
+// New returns a registry with the bot's metrics and Go's runtime and
+// process metrics.
 func New() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gcloop_deliveries_total",
-			Help: "Webhook deliveries by event and result: the receiver's (accepted, duplicate, unauthorized, ...) and the workers' (done, ignored, failed, released, lost).",
-		}, []string{"event", "result"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "gcloop_delivery_duration_seconds",
-			Help:    "Time to answer a delivery or to work one off, by result.",
-			Buckets: []float64{.005, .025, .1, .5, 1, 5, 15, 60, 300},
-		}, []string{"result"}),
-		events: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gcloop_events_total",
-			Help: "Events written to the event log, by type.",
-		}, []string{"type"}),
-		rounds: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "gcloop_rounds_total",
-			Help: "Server-side rounds started.",
-		}),
-		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gcloop_decisions_total",
-			Help: "Rounds decided, by decision.",
-		}, []string{"decision"}),
-		github: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gcloop_github_requests_total",
-			Help: "Requests sent to GitHub (each attempt), by method and status; status \"error\" when no answer came.",
-		}, []string{"method", "status"}),
+		deliveries: newCounterVec("gcloop_deliveries_total",
+			"Webhook deliveries by event and result: the receiver's (accepted, duplicate, unauthorized, ...) and the workers' (done, ignored, failed, released, lost).",
+			"event", "result"),
+		duration: newHistogramVec("gcloop_delivery_duration_seconds",
+			"Time to answer a delivery or to work one off, by result.",
+			[]float64{.005, .025, .1, .5, 1, 5, 15, 60, 300}, "result"),
+		events:    newCounterVec("gcloop_events_total", "Events written to the event log, by type.", "type"),
+		rounds:    newCounterVec("gcloop_rounds_total", "Server-side rounds started."),
+		decisions: newCounterVec("gcloop_decisions_total", "Rounds decided, by decision.", "decision"),
+		github: newCounterVec("gcloop_github_requests_total",
+			"Requests sent to GitHub (each attempt), by method and status; status \"error\" when no answer came.",
+			"method", "status"),
 	}
-	m.reg.MustRegister(m.deliveries, m.duration, m.events, m.rounds, m.decisions, m.github,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.rounds.v.with() // shown from the start, at 0
+	m.reg.register(m.deliveries, m.duration, m.events, m.rounds, m.decisions, m.github,
+		goCollector{}, newProcessCollector("/proc", time.Now()))
 	return m
-}
-
-// Registry is the underlying registry, for more collectors.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
-
-// Handler serves the metrics in Prometheus' text format (/metrics).
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
 // Observe counts one delivery's result; its signature is the webhook
@@ -82,18 +65,16 @@ func (m *Metrics) Observe(event, result string, elapsed time.Duration) {
 	if event == "" {
 		event = "none"
 	}
-	m.deliveries.WithLabelValues(clip(event), clip(result)).Inc()
-	m.duration.WithLabelValues(clip(result)).Observe(elapsed.Seconds())
+	result = clip(result)
+	m.deliveries.inc(clip(event), result)
+	m.duration.observe(elapsed.Seconds(), result)
 }
 
 // QueueDepth exports depth (the store's Pending) as the gauge
 // gcloop_queue_depth, read at each scrape; a store that does not answer
 // shows -1.
 func (m *Metrics) QueueDepth(depth func(ctx context.Context) (int, error)) {
-	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "gcloop_queue_depth",
-		Help: "Deliveries pending or being worked on, in the shared queue; -1 when the store does not answer.",
-	}, func() float64 {
+	read := func() float64 {
 		ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 		defer cancel()
 		n, err := depth(ctx)
@@ -101,36 +82,36 @@ func (m *Metrics) QueueDepth(depth func(ctx context.Context) (int, error)) {
 			return -1
 		}
 		return float64(n)
-	}))
+	}
+	m.reg.register(funcMetric{name: "gcloop_queue_depth", kind: gauge, value: read,
+		help: "Deliveries pending or being worked on, in the shared queue; -1 when the store does not answer."})
 }
 
 // Subscribers exports the live feed's websocket subscribers (n, read at
 // each scrape) and how many were dropped for falling behind (dropped).
 func (m *Metrics) Subscribers(n func() int, dropped func() int64) {
-	m.reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "gcloop_websocket_subscribers",
-			Help: "Websocket subscribers of the live feed on this replica.",
-		}, func() float64 { return float64(n()) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "gcloop_websocket_dropped_total",
-			Help: "Websocket subscribers closed because their buffer filled (1013).",
-		}, func() float64 { return float64(dropped()) }))
+	m.reg.register(
+		funcMetric{name: "gcloop_websocket_subscribers", kind: gauge,
+			help:  "Websocket subscribers of the live feed on this replica.",
+			value: func() float64 { return float64(n()) }},
+		funcMetric{name: "gcloop_websocket_dropped_total", kind: counter,
+			help:  "Websocket subscribers closed because their buffer filled (1013).",
+			value: func() float64 { return float64(dropped()) }})
 }
 
 // Event counts an event written to the log: every type, and rounds and
 // decisions (by the data's "decision") on their own.
 func (m *Metrics) Event(e event.Event) {
-	m.events.WithLabelValues(clip(e.Type)).Inc()
+	m.events.inc(clip(e.Type))
 	switch e.Type {
 	case event.Round:
-		m.rounds.Inc()
+		m.rounds.inc()
 	case event.Decision:
 		var d struct {
 			Decision string `json:"decision"`
 		}
 		_ = json.Unmarshal(e.Data, &d)
-		m.decisions.WithLabelValues(decisionLabel(d.Decision)).Inc()
+		m.decisions.inc(decisionLabel(d.Decision))
 	}
 }
 
@@ -143,15 +124,24 @@ func decisionLabel(s string) string {
 	return "other"
 }
 
-// maxLabel caps a label value taken from a request, so that no caller can
-// grow the registry with long values.
+// maxLabel caps a label value taken from a request, in bytes, so that no
+// caller can grow the registry with long values.
 const maxLabel = 64
 
+// clip makes s a label value: invalid UTF-8 becomes U+FFFD, and the value
+// is cut to maxLabel bytes, at a character's boundary.
 func clip(s string) string {
-	if len(s) > maxLabel {
-		return s[:maxLabel]
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	return s
+	if len(s) <= maxLabel {
+		return s
+	}
+	n := maxLabel
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // Log is where events are appended (the store).
@@ -189,9 +179,9 @@ func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	status := "error"
 	if err == nil {
-		status = strconv.Itoa(resp.StatusCode)
+		status = statusLabel(resp.StatusCode)
 	}
-	t.m.github.WithLabelValues(method(req.Method), status).Inc()
+	t.m.github.inc(method(req.Method), status)
 	return resp, err
 }
 
@@ -201,4 +191,24 @@ func method(m string) string {
 		return m
 	}
 	return "other"
+}
+
+// statusLabels holds the labels of the statuses 100 to 599, made at the
+// first request (not at the program's start), so that counting one
+// allocates nothing.
+var (
+	statusOnce   sync.Once
+	statusLabels [500]string
+)
+
+func statusLabel(code int) string {
+	if code < 100 || code >= 600 {
+		return strconv.Itoa(code)
+	}
+	statusOnce.Do(func() {
+		for i := range statusLabels {
+			statusLabels[i] = strconv.Itoa(100 + i)
+		}
+	})
+	return statusLabels[code-100]
 }
