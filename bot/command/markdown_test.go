@@ -53,16 +53,16 @@ var tableBodies = []string{
 	"/gc approve\nsome text\n| a | b |\n|:-:|---|\n/gc retry",
 	"| a | b |\n| --- |\n/gc retry",   // header and delimiter differ: no table
 	"| a \\| b |\n| --- |\n/gc retry", // an escaped pipe is no cell border
-	"a\n---\n/gc retry",       // a setext heading, not a table
-	"a\n|---\n/gc retry",      // one cell
-	"a|\n|\n/gc retry",        // a lone pipe is no delimiter row
-	"a\n    |---|\n/gc retry", // indented four columns
-	"a\n\t|---|\n/gc retry",   // a tab is four columns too
-	"a\n   |---|\n/gc retry",  // three columns is still a delimiter
-	"a\n| :--: |\n/gc retry",  // centred
-	"a\n| :-:: |\n/gc retry",  // two colons
-	"a\n| : - |\n/gc retry",   // a space inside the cell
-	"a\n| - \v|\n/gc retry",   // a vertical tab
+	"a\n---\n/gc retry",               // a setext heading, not a table
+	"a\n|---\n/gc retry",              // one cell
+	"a|\n|\n/gc retry",                // a lone pipe is no delimiter row
+	"a\n    |---|\n/gc retry",         // indented four columns
+	"a\n\t|---|\n/gc retry",           // a tab is four columns too
+	"a\n   |---|\n/gc retry",          // three columns is still a delimiter
+	"a\n| :--: |\n/gc retry",          // centred
+	"a\n| :-:: |\n/gc retry",          // two colons
+	"a\n| : - |\n/gc retry",           // a space inside the cell
+	"a\n| - \v|\n/gc retry",           // a vertical tab
 	"| `a|b` |\n|---|---|\n/gc retry",
 	"| `a\\|b` |\n|---|\n/gc retry",
 	"|a||\n|---|\n/gc retry",
