@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gcloop/gcloop/decide"
 )
 
 var (

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/internal/ghtest"
 )
 
 // setup starts a test server and a go-github client that talks to it, in
@@ -28,13 +30,6 @@ func setup(t *testing.T) (*github.Client, *http.ServeMux) {
 	}
 	c.BaseURL = u
 	return c, mux
-}
-
-func testMethod(t *testing.T, r *http.Request, want string) {
-	t.Helper()
-	if r.Method != want {
-		t.Errorf("request method %s, want %s", r.Method, want)
-	}
 }
 
 // permissionJSON is a collaborator-permission response shaped like
@@ -95,7 +90,7 @@ func TestAuthorizeAgainstGitHub(t *testing.T) {
 			calls := 0
 			mux.HandleFunc("/repos/o/r/collaborators/alice/permission", func(w http.ResponseWriter, r *http.Request) {
 				calls++
-				testMethod(t, r, http.MethodGet)
+				ghtest.TestMethod(t, r, http.MethodGet)
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(tt.status)
 				fmt.Fprint(w, tt.body)
@@ -196,7 +191,7 @@ func TestReact(t *testing.T) {
 			t.Parallel()
 			client, mux := setup(t)
 			mux.HandleFunc("/repos/o/r/issues/comments/42/reactions", func(w http.ResponseWriter, r *http.Request) {
-				testMethod(t, r, http.MethodPost)
+				ghtest.TestMethod(t, r, http.MethodPost)
 				data, _ := io.ReadAll(r.Body)
 				var got map[string]any
 				if err := json.Unmarshal(data, &got); err != nil || got["content"] != content || len(got) != 1 {

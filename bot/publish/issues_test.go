@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/ghtest"
 )
 
 // memIssues is an in-memory issue tracker that records calls and fails
@@ -104,7 +106,7 @@ func (m *memIssues) Create(_ context.Context, _, _ string, req *github.IssueRequ
 		User: &github.User{Login: github.String(m.author)}}
 	for _, l := range req.GetLabels() {
 		if !m.labels[l] {
-			return nil, nil, errResp(422, "POST", "/repos/o/r/issues", github.Error{Resource: "Issue", Field: "labels", Code: "invalid"})
+			return nil, nil, ghtest.ErrResp(422, "POST", "/repos/o/r/issues", github.Error{Resource: "Issue", Field: "labels", Code: "invalid"})
 		}
 		is.Labels = append(is.Labels, &github.Label{Name: github.String(l)})
 	}
@@ -122,7 +124,7 @@ func (m *memIssues) Edit(_ context.Context, _, _ string, n int, req *github.Issu
 	}
 	is := m.find(n)
 	if is == nil {
-		return nil, nil, errResp(404, "PATCH", fmt.Sprintf("/repos/o/r/issues/%d", n))
+		return nil, nil, ghtest.ErrResp(404, "PATCH", fmt.Sprintf("/repos/o/r/issues/%d", n))
 	}
 	if req.Title != nil {
 		is.Title = req.Title
@@ -150,7 +152,7 @@ func (m *memIssues) GetLabel(_ context.Context, _, _, name string) (*github.Labe
 	}
 	plain, err := url.PathUnescape(name)
 	if err != nil || !m.labels[plain] {
-		return nil, nil, errResp(404, "GET", "/repos/o/r/labels/"+name)
+		return nil, nil, ghtest.ErrResp(404, "GET", "/repos/o/r/labels/"+name)
 	}
 	return &github.Label{Name: github.String(plain)}, nil, nil
 }
@@ -160,7 +162,7 @@ func (m *memIssues) CreateLabel(_ context.Context, _, _ string, l *github.Label)
 		return nil, nil, err
 	}
 	if m.labels[l.GetName()] {
-		return nil, nil, errResp(422, "POST", "/repos/o/r/labels", github.Error{Resource: "Label", Field: "name", Code: "already_exists"})
+		return nil, nil, ghtest.ErrResp(422, "POST", "/repos/o/r/labels", github.Error{Resource: "Label", Field: "name", Code: "already_exists"})
 	}
 	m.labels[l.GetName()] = true
 	return l, nil, nil
@@ -379,7 +381,7 @@ func TestSyncIssues(t *testing.T) {
 			prepare: func(m *memIssues) {
 				m.labels["gcloop:review"] = true
 				m.failIn = "get label gcloop:review"
-				m.failErr = errResp(404, "GET", "/x")
+				m.failErr = ghtest.ErrResp(404, "GET", "/x")
 			},
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1", "get label gcloop", "create label gcloop", "get label gcloop:review", "create label gcloop:review", "create gcloop: fix a.go (PR #12, round 1)"},
@@ -397,7 +399,7 @@ func TestSyncIssues(t *testing.T) {
 			name: "a failed creation stops the sync with what was done",
 			prepare: func(m *memIssues) {
 				m.failIn = "create gcloop: fix b.go"
-				m.failErr = errResp(403, "POST", "/repos/o/r/issues")
+				m.failErr = ghtest.ErrResp(403, "POST", "/repos/o/r/issues")
 			},
 			spec: func() SyncSpec { s := base; s.Tasks = append(s.Tasks, reviewTask("FIX-2-2", "b.go", "y")); return s },
 			wantCalls: []string{"list page 1", "get label gcloop", "create label gcloop", "get label gcloop:review", "create label gcloop:review",
@@ -409,7 +411,7 @@ func TestSyncIssues(t *testing.T) {
 			name: "a label lookup that fails otherwise stops before any issue",
 			prepare: func(m *memIssues) {
 				m.failIn = "get label gcloop"
-				m.failErr = errResp(500, "GET", "/repos/o/r/labels/gcloop")
+				m.failErr = ghtest.ErrResp(500, "GET", "/repos/o/r/labels/gcloop")
 			},
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1", "get label gcloop"},
@@ -417,7 +419,7 @@ func TestSyncIssues(t *testing.T) {
 		},
 		{
 			name:      "a failed listing is returned",
-			prepare:   func(m *memIssues) { m.failIn = "list"; m.failErr = errResp(502, "GET", "/repos/o/r/issues") },
+			prepare:   func(m *memIssues) { m.failIn = "list"; m.failErr = ghtest.ErrResp(502, "GET", "/repos/o/r/issues") },
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1"},
 			wantErr:   "fix issues: list open issues labelled gcloop:review, page 1: server error: Bad Gateway",
@@ -477,7 +479,7 @@ func TestIssueBodyIsEscapedAndBounded(t *testing.T) {
 				if strings.Contains(p.Body, "<img") || strings.Contains(p.Body, "<!-- gcloop:issue review pr12-0000") {
 					t.Errorf("body holds raw artifact markup:\n%s", p.Body)
 				}
-				if pingable(p.Body) || pingable(p.Title) {
+				if ghtest.Pingable(p.Body) || ghtest.Pingable(p.Title) {
 					t.Errorf("title %q or body pings", p.Title)
 				}
 				if strings.ContainsRune(p.Title, '\u202e') {
@@ -584,53 +586,53 @@ func TestTasksOfOneTargetGetDistinctKeys(t *testing.T) {
 
 func TestSyncIssuesOverHTTP(t *testing.T) {
 	t.Parallel()
-	s := setup(t)
+	s := ghtest.New(t)
 	st := spec(1, reviewTask("FIX-2-1", "a.go", "critical a.go:1 boom"))
 	st.Labels = []string{"bot"}
-	s.mux.HandleFunc("GET /repos/o/r/issues", func(w http.ResponseWriter, r *http.Request) {
+	s.Mux.HandleFunc("GET /repos/o/r/issues", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if got := q.Get("labels") + " " + q.Get("state"); got != "gcloop:review open" {
 			t.Errorf("listed %q, want the open issues labelled gcloop:review", got)
 		}
 		if q.Get("page") == "" {
-			linkNext(w, r, 2, 2)
+			ghtest.LinkNext(w, r, 2, 2)
 			// A pull request carries the loop label too; it is skipped, and
 			// its labels tell that "bot" exists.
-			writeJSON(w, 200, []map[string]any{{"number": 5, "title": "a PR", "pull_request": map[string]string{"url": "x"},
+			ghtest.WriteJSON(w, 200, []map[string]any{{"number": 5, "title": "a PR", "pull_request": map[string]string{"url": "x"},
 				"labels": []map[string]string{{"name": "bot"}}}})
 			return
 		}
-		writeJSON(w, 200, []any{})
+		ghtest.WriteJSON(w, 200, []any{})
 	})
-	s.mux.HandleFunc("GET /repos/o/r/labels/{name}", func(w http.ResponseWriter, r *http.Request) {
+	s.Mux.HandleFunc("GET /repos/o/r/labels/{name}", func(w http.ResponseWriter, r *http.Request) {
 		if r.PathValue("name") == "gcloop" {
-			writeJSON(w, 200, map[string]string{"name": "gcloop"})
+			ghtest.WriteJSON(w, 200, map[string]string{"name": "gcloop"})
 			return
 		}
-		notFound(w)
+		ghtest.NotFound(w)
 	})
-	s.mux.HandleFunc("POST /repos/o/r/labels", func(w http.ResponseWriter, r *http.Request) {
+	s.Mux.HandleFunc("POST /repos/o/r/labels", func(w http.ResponseWriter, r *http.Request) {
 		var l map[string]string
-		decodeBody(t, r, &l)
+		ghtest.DecodeBody(t, r, &l)
 		want := map[string]string{"name": "gcloop:review", "color": loopLabelColor, "description": "Fix task of a gcloop review loop"}
 		if diff := cmp.Diff(want, l); diff != "" {
 			t.Errorf("label (-want +got):\n%s", diff)
 		}
-		writeJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []map[string]string{{"resource": "Label", "code": "already_exists", "field": "name"}}})
+		ghtest.WriteJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []map[string]string{{"resource": "Label", "code": "already_exists", "field": "name"}}})
 	})
-	s.mux.HandleFunc("POST /repos/o/r/issues", func(w http.ResponseWriter, r *http.Request) {
+	s.Mux.HandleFunc("POST /repos/o/r/issues", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Title, Body string
 			Labels      []string
 		}
-		decodeBody(t, r, &req)
+		ghtest.DecodeBody(t, r, &req)
 		if req.Title != "gcloop: fix a.go (PR #12, round 1)" || !slices.Equal(req.Labels, []string{"gcloop", "gcloop:review", "bot"}) ||
 			parseIssueMarker(req.Body, "review") == "" {
 			t.Errorf("issue request %+v", req)
 		}
-		writeJSON(w, 201, map[string]any{"number": 9, "title": req.Title, "body": req.Body})
+		ghtest.WriteJSON(w, 201, map[string]any{"number": 9, "title": req.Title, "body": req.Body})
 	})
-	res, err := SyncIssues(context.Background(), s.client.Issues, st)
+	res, err := SyncIssues(context.Background(), s.Client.Issues, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -645,7 +647,7 @@ func TestSyncIssuesOverHTTP(t *testing.T) {
 		"POST /repos/o/r/labels",
 		"POST /repos/o/r/issues",
 	}
-	if diff := cmp.Diff(want, s.requests()); diff != "" {
+	if diff := cmp.Diff(want, s.Requests()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }

@@ -16,10 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/bot/ghclient"
-	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/coverage/guard"
+	"github.com/gcloop/gcloop/internal/ghtest"
 )
 
 // setup starts a server and a real go-github client pointed at it, in
@@ -36,13 +38,6 @@ func setup(t *testing.T) (*github.Client, *http.ServeMux, string) {
 	}
 	c.BaseURL, c.UploadURL = u, u
 	return c, mux, srv.URL
-}
-
-func testMethod(t *testing.T, r *http.Request, want string) {
-	t.Helper()
-	if r.Method != want {
-		t.Errorf("%s %s: method %s, want %s", r.Method, r.URL.Path, r.Method, want)
-	}
 }
 
 // jsonBody decodes a request body into a generic map.
@@ -76,11 +71,11 @@ func pushServer(t *testing.T, mux *http.ServeMux, refStatus int, refBody string)
 	var mu sync.Mutex
 	var blobs []map[string]any
 	mux.HandleFunc("/repos/o/r/git/ref/heads/feature/x", func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "GET")
+		ghtest.TestMethod(t, r, "GET")
 		fmt.Fprintf(w, `{"ref":"refs/heads/feature/x","object":{"type":"commit","sha":%q}}`, headSHA)
 	})
 	mux.HandleFunc("/repos/o/r/git/blobs", func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "POST")
+		ghtest.TestMethod(t, r, "POST")
 		b := jsonBody(t, r)
 		mu.Lock()
 		blobs = append(blobs, b)
@@ -98,7 +93,7 @@ func pushServer(t *testing.T, mux *http.ServeMux, refStatus int, refBody string)
 		fmt.Fprintf(w, `{"sha":%q,"url":"x"}`, BlobID(data))
 	})
 	mux.HandleFunc("/repos/o/r/git/trees", func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "POST")
+		ghtest.TestMethod(t, r, "POST")
 		b := jsonBody(t, r)
 		if b["base_tree"] != baseTree {
 			t.Errorf("base_tree = %v, want %s", b["base_tree"], baseTree)
@@ -126,7 +121,7 @@ func pushServer(t *testing.T, mux *http.ServeMux, refStatus int, refBody string)
 		fmt.Fprintf(w, `{"sha":%q,"tree":[]}`, treeSHA)
 	})
 	mux.HandleFunc("/repos/o/r/git/commits", func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "POST")
+		ghtest.TestMethod(t, r, "POST")
 		b := jsonBody(t, r)
 		if diff := cmp.Diff([]string{"message", "parents", "tree"}, keys(b)); diff != "" {
 			t.Errorf("create-commit body keys (-want +got):\n%s\nno author, committer or signature may be sent", diff)
@@ -138,7 +133,7 @@ func pushServer(t *testing.T, mux *http.ServeMux, refStatus int, refBody string)
 		fmt.Fprintf(w, `{"sha":%q}`, newSHA)
 	})
 	mux.HandleFunc("/repos/o/r/git/refs/heads/feature/x", func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "PATCH")
+		ghtest.TestMethod(t, r, "PATCH")
 		b := jsonBody(t, r)
 		if diff := cmp.Diff(map[string]any{"sha": newSHA, "force": false}, b); diff != "" {
 			t.Errorf("update-ref body (-want +got):\n%s", diff)
@@ -286,11 +281,11 @@ func TestScanReadsOldContentsThroughTheContentsAPI(t *testing.T) {
 	small := []byte("package a\n\nfunc TestA(t *testing.T) {}\n")
 	big := []byte(strings.Repeat("golden line\n", 100000)) // over 1 MB: encoding "none"
 	mux.HandleFunc("/repos/o/r/git/commits/"+headSHA, func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "GET")
+		ghtest.TestMethod(t, r, "GET")
 		fmt.Fprintf(w, `{"sha":%q,"tree":{"sha":%q}}`, headSHA, baseTree)
 	})
 	mux.HandleFunc("/repos/o/r/git/trees/"+baseTree, func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "GET")
+		ghtest.TestMethod(t, r, "GET")
 		if r.URL.Query().Get("recursive") != "1" {
 			t.Errorf("get-tree query %q, want recursive=1", r.URL.RawQuery)
 		}
@@ -301,7 +296,7 @@ func TestScanReadsOldContentsThroughTheContentsAPI(t *testing.T) {
 			baseTree, BlobID(small), len(small), treeSHA, BlobID(big), len(big))
 	})
 	mux.HandleFunc("/repos/o/r/contents/a_test.go", func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "GET")
+		ghtest.TestMethod(t, r, "GET")
 		if r.URL.Query().Get("ref") != headSHA {
 			t.Errorf("get-content ref %q, want %s", r.URL.Query().Get("ref"), headSHA)
 		}

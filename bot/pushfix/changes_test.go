@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/coverage/guard"
 )
 
 // checkout writes files into a new workspace directory like a checkout:

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/coverage/guard"
 )
 
 // leakyRefusal is go-github's error for a 403 whose request URL carries a

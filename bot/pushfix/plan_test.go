@@ -4,10 +4,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gcloop/gcloop/coverage/guard"
-	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/gcloop/gcloop/coverage/guard"
+	"github.com/gcloop/gcloop/decide"
 )
 
 func f64(v float64) *float64 { return &v }

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/coverage/guard"
 )
 
 func pushRepo() (*fakeGit, string) {

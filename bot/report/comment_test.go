@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/ghtest"
 )
 
 const bot = "github-actions[bot]"
@@ -316,7 +318,7 @@ func TestFindStateCapsTheNotesAboutOtherAuthors(t *testing.T) {
 
 func TestFindStateFails(t *testing.T) {
 	t.Parallel()
-	listErr := errResp(http.StatusBadGateway, "GET", "/repos/o/r/issues/7/comments")
+	listErr := ghtest.ErrResp(http.StatusBadGateway, "GET", "/repos/o/r/issues/7/comments")
 	tests := []struct {
 		name    string
 		f       *fakeComments
@@ -378,19 +380,19 @@ func TestFindStateOverHTTP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := setup(t)
-			s.mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
-				testMethod(t, r, "GET")
+			s := ghtest.New(t)
+			s.Mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+				ghtest.TestMethod(t, r, "GET")
 				p := 1
 				if v := r.URL.Query().Get("page"); v != "" {
 					fmt.Sscan(v, &p)
 				}
 				if p < len(tt.pages) {
-					linkNext(w, r, p+1, len(tt.pages))
+					ghtest.LinkNext(w, r, p+1, len(tt.pages))
 				}
-				writeJSON(w, http.StatusOK, tt.pages[p-1])
+				ghtest.WriteJSON(w, http.StatusOK, tt.pages[p-1])
 			})
-			got, err := FindState(context.Background(), s.client.Issues, "o", "r", 7, "review", Trust{Login: bot})
+			got, err := FindState(context.Background(), s.Client.Issues, "o", "r", 7, "review", Trust{Login: bot})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -400,7 +402,7 @@ func TestFindStateOverHTTP(t *testing.T) {
 			if diff := cmp.Diff(st, got.State); diff != "" {
 				t.Errorf("state (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantReqs, s.requests()); diff != "" {
+			if diff := cmp.Diff(tt.wantReqs, s.Requests()); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})
@@ -436,36 +438,36 @@ func TestUpsertOverHTTP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := setup(t)
-			s.mux.HandleFunc("/repos/o/r/issues/comments/42", func(w http.ResponseWriter, r *http.Request) {
-				testMethod(t, r, "PATCH")
+			s := ghtest.New(t)
+			s.Mux.HandleFunc("/repos/o/r/issues/comments/42", func(w http.ResponseWriter, r *http.Request) {
+				ghtest.TestMethod(t, r, "PATCH")
 				var got map[string]string
-				decodeBody(t, r, &got)
+				ghtest.DecodeBody(t, r, &got)
 				if diff := cmp.Diff(map[string]string{"body": tt.body}, got); diff != "" {
 					t.Errorf("edit body (-want +got):\n%s", diff)
 				}
 				switch tt.editCode {
 				case 200:
-					writeJSON(w, 200, comment(42, bot, tt.body, t0))
+					ghtest.WriteJSON(w, 200, comment(42, bot, tt.body, t0))
 				case 404:
-					answerNotFound(w)
+					ghtest.NotFound(w)
 				default:
 					w.WriteHeader(tt.editCode)
 				}
 			})
-			s.mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
-				testMethod(t, r, "POST")
+			s.Mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+				ghtest.TestMethod(t, r, "POST")
 				var got map[string]string
-				decodeBody(t, r, &got)
+				ghtest.DecodeBody(t, r, &got)
 				if diff := cmp.Diff(map[string]string{"body": tt.body}, got); diff != "" {
 					t.Errorf("create body (-want +got):\n%s", diff)
 				}
-				writeJSON(w, 201, comment(77, bot, tt.body, t0))
+				ghtest.WriteJSON(w, 201, comment(77, bot, tt.body, t0))
 			})
-			got, err := Upsert(context.Background(), s.client.Issues, "o", "r", 7, tt.existing, tt.body)
+			got, err := Upsert(context.Background(), s.Client.Issues, "o", "r", 7, tt.existing, tt.body)
 			wantErr := tt.wantErr
 			if strings.Contains(wantErr, "%s") {
-				wantErr = fmt.Sprintf(wantErr, s.url)
+				wantErr = fmt.Sprintf(wantErr, s.URL)
 			}
 			if (err != nil || wantErr != "") && (err == nil || err.Error() != wantErr) {
 				t.Fatalf("error %v, want %q", err, wantErr)
@@ -473,7 +475,7 @@ func TestUpsertOverHTTP(t *testing.T) {
 			if err == nil && got.GetID() != tt.wantID {
 				t.Errorf("comment %d, want %d", got.GetID(), tt.wantID)
 			}
-			if diff := cmp.Diff(tt.wantReqs, s.requests()); diff != "" {
+			if diff := cmp.Diff(tt.wantReqs, s.Requests()); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})
@@ -526,24 +528,24 @@ func TestBodyFitsTheCommentLimitAndCarriesTheState(t *testing.T) {
 	if got.Last().N != 40 || len(got.Rounds[len(got.Rounds)-1].Fingerprints) != 31 {
 		t.Errorf("the newest round was not kept whole: n=%d, %d fingerprints", got.Last().N, len(got.Rounds[len(got.Rounds)-1].Fingerprints))
 	}
-	if pingable(body) {
+	if ghtest.Pingable(body) {
 		t.Error("the body holds an '@' that pings")
 	}
 
 	// The server refuses bodies over the limit the way GitHub does; a body
 	// from Body never meets that refusal.
-	s := setup(t)
-	s.mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+	s := ghtest.New(t)
+	s.Mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		var req map[string]string
-		decodeBody(t, r, &req)
+		ghtest.DecodeBody(t, r, &req)
 		if len([]rune(req["body"])) > CommentLimit {
-			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed",
+			ghtest.WriteJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed",
 				"errors": []map[string]string{{"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}}})
 			return
 		}
-		writeJSON(w, 201, comment(5, bot, req["body"], t0))
+		ghtest.WriteJSON(w, 201, comment(5, bot, req["body"], t0))
 	})
-	if _, err := Upsert(context.Background(), s.client.Issues, "o", "r", 7, nil, body); err != nil {
+	if _, err := Upsert(context.Background(), s.Client.Issues, "o", "r", 7, nil, body); err != nil {
 		t.Fatalf("upsert: %v", err)
 	}
 }
@@ -583,8 +585,8 @@ func TestUpsertRecreatesOnlyOnNotFound(t *testing.T) {
 		wantCalls []string
 		wantErr   bool
 	}{
-		{"a 404 on edit creates", errResp(404, "PATCH", "/repos/o/r/issues/comments/42"), []string{"edit 42", "create #7"}, false},
-		{"a 403 on edit is an error", errResp(403, "PATCH", "/repos/o/r/issues/comments/42"), []string{"edit 42"}, true},
+		{"a 404 on edit creates", ghtest.ErrResp(404, "PATCH", "/repos/o/r/issues/comments/42"), []string{"edit 42", "create #7"}, false},
+		{"a 403 on edit is an error", ghtest.ErrResp(403, "PATCH", "/repos/o/r/issues/comments/42"), []string{"edit 42"}, true},
 		{"a transport error is an error", errors.New("connection reset"), []string{"edit 42"}, true},
 	}
 	for _, tt := range tests {

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gcloop/gcloop/decide"
 )
 
 func markerSize(t *testing.T, st *decide.State) int {

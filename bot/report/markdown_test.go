@@ -3,13 +3,14 @@ package report
 import (
 	"flag"
 	"fmt"
-	"github.com/gcloop/gcloop/decide"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gcloop/gcloop/decide"
 
 	"github.com/google/go-cmp/cmp"
 )

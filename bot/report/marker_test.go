@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/gcloop/gcloop/decide"
 )
 
 func f64(v float64) *float64 { return &v }

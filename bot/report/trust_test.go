@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gcloop/gcloop/decide"
 )
 
 func TestReplaceStateKeepsTheReportAndSealsTheNewState(t *testing.T) {
