@@ -1,14 +1,13 @@
 package action_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 // groups lists the ::group:: titles of a log in order, and fails the test
@@ -154,34 +153,14 @@ func TestActionEvidenceCommaSeparated(t *testing.T) {
 var logGroups = []string{"group::gcloop: inputs", "group::gcloop: evidence", "group::gcloop: decision",
 	"group::gcloop: effects on GitHub", "group::gcloop: result", "endgroup::"}
 
-// zipOf zips files (name → body) as an artifact.
-func zipOf(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for name, body := range files {
-		f, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Write([]byte(body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // The log names each artifact file read and what as, and the files passed
 // over; artifacts given as a comma-separated list are each downloaded.
 func TestActionLogArtifacts(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
 	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{ID: 8000, HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
-	w.gh.AddArtifact(owner, repo, runID, "review", zipOf(t, map[string]string{"review-results.json": reviewFix, "notes.txt": "hello"}))
-	w.gh.AddArtifact(owner, repo, runID, "more", zipOf(t, map[string]string{"ok.json": reviewFix}))
+	w.gh.AddArtifact(owner, repo, runID, "review", ghfake.Zip(t, map[string][]byte{"review-results.json": []byte(reviewFix), "notes.txt": []byte("hello")}))
+	w.gh.AddArtifact(owner, repo, runID, "more", ghfake.Zip(t, map[string][]byte{"ok.json": []byte(reviewFix)}))
 	payload := map[string]any{"action": "completed", "workflow_run": map[string]any{"id": runID, "head_sha": w.head, "head_branch": "feature/cart",
 		"head_repository": map[string]any{"id": 100}, "pull_requests": []any{map[string]any{"number": w.pr,
 			"head": map[string]any{"sha": w.head, "ref": "feature/cart", "repo": map[string]any{"id": 100}}}}}}

@@ -1,7 +1,6 @@
 package action_test
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -624,13 +623,8 @@ func TestRetryCommand(t *testing.T) {
 func TestWorkflowRunReadsArtifacts(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
-	var zipped bytes.Buffer
-	zw := zip.NewWriter(&zipped)
-	f, _ := zw.Create("review/review-results.json")
-	f.Write([]byte(reviewFix))
-	zw.Close()
 	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{ID: 8000, HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
-	w.gh.AddArtifact(owner, repo, runID, "review", zipped.Bytes())
+	w.gh.AddArtifact(owner, repo, runID, "review", ghfake.Zip(t, map[string][]byte{"review/review-results.json": []byte(reviewFix)}))
 	payload := map[string]any{"action": "completed", "workflow_run": map[string]any{"id": runID, "head_sha": w.head, "head_branch": "feature/cart",
 		"head_repository": map[string]any{"id": 100}, "pull_requests": []any{map[string]any{"number": w.pr,
 			"head": map[string]any{"sha": w.head, "ref": "feature/cart", "repo": map[string]any{"id": 100}}}}}}

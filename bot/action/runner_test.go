@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/gcloop/gcloop/bot/action"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/google/go-github/v62/github"
 )
 
 // inProcess runs the Runner in this process against the world's fake, as
@@ -114,7 +115,7 @@ func TestRunnerInProcess(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t, nil)
 		runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
-		w.gh.AddArtifact(owner, repo, runID, "review", zipOf(t, map[string]string{"review-results.json": string(review), "notes.txt": "hello"}))
+		w.gh.AddArtifact(owner, repo, runID, "review", ghfake.Zip(t, map[string][]byte{"review-results.json": review, "notes.txt": []byte("hello")}))
 		run := &github.WorkflowRun{ID: github.Int64(runID), HeadSHA: github.String(w.head), HeadBranch: github.String("feature/cart"),
 			HeadRepository: &github.Repository{ID: github.Int64(100), FullName: github.String(owner + "/" + repo)},
 			PullRequests: []*github.PullRequest{{Number: github.Int(w.pr), Head: &github.PullRequestBranch{SHA: github.String(w.head), Ref: github.String("feature/cart"),

@@ -1,8 +1,6 @@
 package delivery_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,11 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v62/github"
+
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/ghfake"
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-github/v62/github"
 )
 
 const (
@@ -100,23 +99,6 @@ func payload(t *testing.T, v map[string]any) []byte {
 	return b
 }
 
-func zipOf(t *testing.T, files map[string][]byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for name, data := range files {
-		f, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Write(data)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // workflowRun is a completed workflow_run delivery of a run with the
 // review artifact.
 func (w *world) workflowRun(t *testing.T) []byte {
@@ -126,7 +108,7 @@ func (w *world) workflowRun(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
-	w.gh.AddArtifact(owner, repo, runID, "review-results", zipOf(t, map[string][]byte{"review-results.json": review}))
+	w.gh.AddArtifact(owner, repo, runID, "review-results", ghfake.Zip(t, map[string][]byte{"review-results.json": review}))
 	return payload(t, map[string]any{"action": "completed", "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
 		"sender": map[string]any{"login": "dev"},
 		"workflow_run": map[string]any{"id": runID, "run_attempt": 1, "head_sha": w.head, "head_branch": "feature/cart", "status": "completed", "conclusion": "success",

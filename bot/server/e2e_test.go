@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"crypto/rand"
@@ -250,14 +249,7 @@ func (w *world) workflowRun(t *testing.T) map[string]any {
 		t.Fatal(err)
 	}
 	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{Name: "review", HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
-	var zb bytes.Buffer
-	zw := zip.NewWriter(&zb)
-	f, _ := zw.Create("review-results.json")
-	_, _ = f.Write(review)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.gh.AddArtifact(owner, repo, runID, "review-results", zb.Bytes())
+	w.gh.AddArtifact(owner, repo, runID, "review-results", ghfake.Zip(t, map[string][]byte{"review-results.json": review}))
 	side := map[string]any{"ref": "feature/cart", "sha": w.head, "repo": map[string]any{"id": 100, "name": repo}}
 	return map[string]any{
 		"action": "completed",

@@ -1,8 +1,6 @@
 package webhook_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -14,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v62/github"
+
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-github/v62/github"
 )
 
 const (
@@ -122,23 +121,6 @@ func (b *bot) comment(t *testing.T, author, userType, body string) []byte {
 	})
 }
 
-func zipOf(t *testing.T, files map[string][]byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, data := range files {
-		f, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Write(data)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // workflowRun is a completed run of the pull request's head with the
 // review artifact, as GitHub delivers it.
 func (b *bot) workflowRun(t *testing.T) []byte {
@@ -148,7 +130,7 @@ func (b *bot) workflowRun(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	runID := b.gh.AddWorkflowRun(owner, repoName, ghfake.RunSpec{HeadSHA: b.head, HeadBranch: "feature/cart", PullRequests: []int{b.pr}})
-	b.gh.AddArtifact(owner, repoName, runID, "review-results", zipOf(t, map[string][]byte{"review-results.json": review}))
+	b.gh.AddArtifact(owner, repoName, runID, "review-results", ghfake.Zip(t, map[string][]byte{"review-results.json": review}))
 	return patched(t, "workflow_run.completed.json", map[string]any{
 		"workflow_run.id": runID, "workflow_run.head_sha": b.head,
 		"workflow_run.pull_requests.0.number": b.pr, "workflow_run.pull_requests.0.head.sha": b.head,
