@@ -369,56 +369,51 @@ func (w *writer) tasks() {
 	w.line("")
 }
 
-func (w *writer) dimensions() {
-	ds := w.d.Dimensions
-	if len(ds) == 0 {
+// table writes a titled table of count rows, at most the item limit of
+// them, then how many more there are (noun): head is the header row, align
+// the delimiter row, and row(i) writes row i. No rows, no table.
+func (w *writer) table(title, head, align string, count int, noun string, row func(i int)) {
+	if count == 0 {
 		return
 	}
-	n := cut(len(ds), w.lim.items)
-	w.line("#### Audit dimensions\n")
-	w.line("| dimension | score |")
-	w.line("|---|---:|")
-	for _, dm := range ds[:n] {
-		score := num(dm.Score, 1)
-		if dm.Max != nil {
-			score += " / " + num(*dm.Max, 1)
-		}
-		w.printf("| %s | %s |\n", dash(w.text(dm.Name)), score)
+	n := cut(count, w.lim.items)
+	w.line(title + "\n")
+	w.line(head)
+	w.line(align)
+	for i := range n {
+		row(i)
 	}
-	w.more(len(ds)-n, "dimensions")
+	w.more(count-n, noun)
 	w.line("")
+}
+
+func (w *writer) dimensions() {
+	ds := w.d.Dimensions
+	w.table("#### Audit dimensions", "| dimension | score |", "|---|---:|", len(ds), "dimensions", func(i int) {
+		score := num(ds[i].Score, 1)
+		if ds[i].Max != nil {
+			score += " / " + num(*ds[i].Max, 1)
+		}
+		w.printf("| %s | %s |\n", dash(w.text(ds[i].Name)), score)
+	})
 }
 
 func (w *writer) checks() {
 	cs := w.d.Checks
-	if len(cs) == 0 {
-		return
-	}
-	n := cut(len(cs), w.lim.items)
-	w.line("#### Checks\n")
-	w.line("| check | status | failed | total |")
-	w.line("|---|---|---:|---:|")
-	for _, c := range cs[:n] {
+	w.table("#### Checks", "| check | status | failed | total |", "|---|---|---:|---:|", len(cs), "checks", func(i int) {
+		c := cs[i]
 		total := "—"
 		if c.Total != nil {
 			total = strconv.Itoa(*c.Total)
 		}
 		w.printf("| %s | %s | %d | %s |\n", dash(w.text(c.Name)), dash(w.text(c.Status)), c.Failed, total)
-	}
-	w.more(len(cs)-n, "checks")
-	w.line("")
+	})
 }
 
 func (w *writer) metrics() {
 	ms := w.d.Metrics
-	if len(ms) == 0 {
-		return
-	}
-	n := cut(len(ms), w.lim.items)
-	w.line("#### Metrics\n")
-	w.line("| metric | before | after | change |")
-	w.line("|---|---:|---:|---:|")
-	for _, m := range ms[:n] {
+	w.table("#### Metrics", "| metric | before | after | change |", "|---|---:|---:|---:|", len(ms), "metrics", func(i int) {
+		m := ms[i]
 		unit := ""
 		if m.Unit != "" {
 			unit = " " + w.text(m.Unit)
@@ -430,9 +425,7 @@ func (w *writer) metrics() {
 			return num(*p, 2) + unit
 		}
 		w.printf("| %s | %s | %s | %s |\n", dash(w.text(m.Name)), val(m.Before), val(m.After), change(m.Before, m.After, unit))
-	}
-	w.more(len(ms)-n, "metrics")
-	w.line("")
+	})
 }
 
 // change renders after − before and, when before is not zero, the
