@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"runtime"
@@ -89,19 +90,7 @@ func BenchmarkFanout1000Server(b *testing.B) {
 	st := store.NewMemory(store.Options{})
 	defer st.Close()
 	h, srv := testHub(b, st, Options{})
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperIdleClients$")
-	cmd.Env = append(os.Environ(), "FEED_IDLE_URL=ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", "FEED_IDLE_N="+strconv.Itoa(subscribers), "FEED_REPORT=1")
-	stdin, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
-	sc := bufio.NewScanner(out)
-	for sc.Scan() && sc.Text() != "ready" {
-	}
-	waitFor(b, "1000 subscribers", func() bool { return h.Subscribers() == subscribers })
+	sc := idleClients(b, h, srv, true)
 	var worst time.Duration
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -131,19 +120,7 @@ func BenchmarkIdleSubscriberMemory(b *testing.B) {
 	before := memNow()
 	goBefore := runtime.NumGoroutine()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperIdleClients$", "-test.v")
-	cmd.Env = append(os.Environ(), "FEED_IDLE_URL=ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", "FEED_IDLE_N="+strconv.Itoa(subscribers))
-	stdin, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
-	sc := bufio.NewScanner(out)
-	for sc.Scan() && sc.Text() != "ready" {
-	}
-	waitFor(b, "1000 subscribers", func() bool { return h.Subscribers() == subscribers })
+	idleClients(b, h, srv, false)
 	after := memNow()
 	goAfter := runtime.NumGoroutine()
 	for b.Loop() {
@@ -151,6 +128,31 @@ func BenchmarkIdleSubscriberMemory(b *testing.B) {
 	per := float64(after-before) / subscribers
 	b.ReportMetric(per, "B/subscriber")
 	b.ReportMetric(float64(goAfter-goBefore)/subscribers, "goroutines/subscriber")
+}
+
+// idleClients starts the subscribers of srv in another process
+// (TestHelperIdleClients), waits until h counts them all and returns that
+// process's output from there on; with report it prints "got <id>" once
+// every subscriber has read event id. The process ends with b.
+func idleClients(b *testing.B, h *Hub, srv *httptest.Server, report bool) *bufio.Scanner {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperIdleClients$")
+	cmd.Env = append(os.Environ(), "FEED_IDLE_URL=ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", "FEED_IDLE_N="+strconv.Itoa(subscribers))
+	if report {
+		cmd.Env = append(cmd.Env, "FEED_REPORT=1")
+	}
+	stdin, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && sc.Text() != "ready" {
+	}
+	waitFor(b, "1000 subscribers", func() bool { return h.Subscribers() == subscribers })
+	return sc
 }
 
 // memNow is the heap and stack memory in use after a collection.
