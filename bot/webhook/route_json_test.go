@@ -169,19 +169,3 @@ func TestRouteOfAgreesWithEncodingJSON(t *testing.T) {
 		})
 	}
 }
-
-// BenchmarkRouteOfEncodingJSON is what BenchmarkRouteOf would cost through
-// encoding/json: the figure the scanner is measured against.
-func BenchmarkRouteOfEncodingJSON(b *testing.B) {
-	body, err := os.ReadFile("testdata/issue_comment.created.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := routeOfJSON("issue_comment", body); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
