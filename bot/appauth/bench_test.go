@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 // BenchmarkCachedToken is the cost every GitHub request pays for its
@@ -32,7 +34,7 @@ func BenchmarkCachedToken(b *testing.B) {
 // minutes, so paid about once per eight minutes).
 func BenchmarkSignJWT(b *testing.B) {
 	var now time.Time
-	s := &signer{id: 1, key: keys()[0], now: func() time.Time { return now }}
+	s := &signer{id: 1, key: ghfake.AppKeys()[0], now: func() time.Time { return now }}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		now = time.Unix(int64(i)*600, 0) // every call past the reuse window

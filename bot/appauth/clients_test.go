@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/bot/ghfake"
 	"golang.org/x/oauth2"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 func TestInstallationTokensAreCachedAndRefreshedNearExpiry(t *testing.T) {
@@ -28,7 +29,7 @@ func TestInstallationTokensAreCachedAndRefreshedNearExpiry(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			gh, c, clk := appWorld(t, keys()[0])
+			gh, c, clk := appWorld(t, ghfake.AppKeys()[0])
 			if err := ping(t, c, instID); err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +53,7 @@ func TestInstallationTokensAreCachedAndRefreshedNearExpiry(t *testing.T) {
 
 func TestShortLivedTokensAreKeptForHalfTheirLife(t *testing.T) {
 	t.Parallel()
-	gh, c, clk := appWorld(t, keys()[0])
+	gh, c, clk := appWorld(t, ghfake.AppKeys()[0])
 	gh.SetInstallationTokenTTL(4 * time.Minute) // shorter than RefreshBefore
 	for _, d := range []time.Duration{0, time.Minute, 30 * time.Second} {
 		clk.Advance(d)
@@ -94,7 +95,7 @@ func TestA401DropsTheTokenAndRetriesOnce(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			gh, c, _ := appWorld(t, keys()[0])
+			gh, c, _ := appWorld(t, ghfake.AppKeys()[0])
 			if err := ping(t, c, instID); err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +122,7 @@ func TestA401DropsTheTokenAndRetriesOnce(t *testing.T) {
 
 func TestA401RetryResendsTheBody(t *testing.T) {
 	t.Parallel()
-	gh, c, _ := appWorld(t, keys()[0])
+	gh, c, _ := appWorld(t, ghfake.AppKeys()[0])
 	gh.AddRepo("octo-org", "shop", 1, "main")
 	gh.AddPull("octo-org", "shop", ghfake.PullSpec{Title: "t", User: "dev", HeadSHA: strings.Repeat("a", 40), HeadRef: "f", BaseSHA: strings.Repeat("b", 40)})
 	gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/issues/{issue_number}/comments", Status: http.StatusUnauthorized, Times: 1})
@@ -153,7 +154,7 @@ func TestBadCredentialsAreClearErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			gh, c, _ := appWorld(t, keys()[1])
+			gh, c, _ := appWorld(t, ghfake.AppKeys()[1])
 			err := tt.call(c)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || status(err) != http.StatusUnauthorized {
 				t.Errorf("err = %v, want one naming %q and the 401", err, tt.want)
@@ -167,7 +168,7 @@ func TestBadCredentialsAreClearErrors(t *testing.T) {
 
 func TestUnknownInstallationAndInstallationZero(t *testing.T) {
 	t.Parallel()
-	_, c, _ := appWorld(t, keys()[0])
+	_, c, _ := appWorld(t, ghfake.AppKeys()[0])
 	if err := ping(t, c, 999); err == nil || !strings.Contains(err.Error(), "installation 999") || status(err) != http.StatusNotFound {
 		t.Errorf("unknown installation: err = %v, want a 404 naming installation 999", err)
 	}
@@ -178,7 +179,7 @@ func TestUnknownInstallationAndInstallationZero(t *testing.T) {
 
 func TestConcurrentCallersShareOneRefresh(t *testing.T) {
 	t.Parallel()
-	gh, c, clk := appWorld(t, keys()[0])
+	gh, c, clk := appWorld(t, ghfake.AppKeys()[0])
 	gh.Delay("POST /app/installations/{installation_id}/access_tokens", 20*time.Millisecond)
 	run := func() {
 		var wg sync.WaitGroup
@@ -228,7 +229,7 @@ func TestTokenContextGivesUpWithItsContext(t *testing.T) {
 
 func TestForgetMintsAFreshToken(t *testing.T) {
 	t.Parallel()
-	gh, c, _ := appWorld(t, keys()[0])
+	gh, c, _ := appWorld(t, ghfake.AppKeys()[0])
 	for i := range 3 {
 		if i == 2 {
 			c.Forget(instID)
@@ -244,7 +245,7 @@ func TestForgetMintsAFreshToken(t *testing.T) {
 
 func TestIdentityAndCheck(t *testing.T) {
 	t.Parallel()
-	gh, c, _ := appWorld(t, keys()[0])
+	gh, c, _ := appWorld(t, ghfake.AppKeys()[0])
 	login, err := c.Identity(context.Background())
 	if err != nil || login != appSlug+"[bot]" {
 		t.Errorf("App identity = %q, %v; want %q", login, err, appSlug+"[bot]")
@@ -287,7 +288,7 @@ func TestIdentityAndCheck(t *testing.T) {
 
 func TestNewRefusesIncompleteOptions(t *testing.T) {
 	t.Parallel()
-	key := keys()[0]
+	key := ghfake.AppKeys()[0]
 	tests := []struct {
 		name string
 		o    Options

@@ -2,17 +2,16 @@ package appauth
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/rsa"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/ghfake"
-	"github.com/google/go-github/v62/github"
 )
 
 const (
@@ -20,19 +19,6 @@ const (
 	appSlug = "gcloop-test"
 	instID  = 77
 )
-
-// keys are generated once per test binary: RSA generation is slow.
-var keys = sync.OnceValue(func() [2]*rsa.PrivateKey {
-	var out [2]*rsa.PrivateKey
-	for i := range out {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err)
-		}
-		out[i] = k
-	}
-	return out
-})
 
 // clock is a settable clock shared by the fake GitHub and the Clients.
 type clock struct{ t atomic.Int64 }
@@ -52,7 +38,7 @@ func appWorld(t *testing.T, key *rsa.PrivateKey) (*ghfake.Server, *Clients, *clo
 	gh := ghfake.New(t)
 	clk := newClock()
 	gh.SetClock(clk.Now)
-	gh.AddApp(ghfake.AppSpec{ID: appID, Slug: appSlug, Key: &keys()[0].PublicKey})
+	gh.AddApp(ghfake.AppSpec{ID: appID, Slug: appSlug, Key: &ghfake.AppKeys()[0].PublicKey})
 	gh.AddInstallation(appID, instID, "octo-org")
 	c, err := New(Options{AppID: appID, Key: key, Now: clk.Now, GitHub: testGitHub(gh)})
 	if err != nil {

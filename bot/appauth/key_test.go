@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 func TestParseKey(t *testing.T) {
 	t.Parallel()
-	key := keys()[0]
+	key := ghfake.AppKeys()[0]
 	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
@@ -73,13 +75,13 @@ func FuzzParseKey(f *testing.F) {
 func TestJWTClaims(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
-	s := &signer{id: 99, key: keys()[0], now: clk.Now}
+	s := &signer{id: 99, key: ghfake.AppKeys()[0], now: clk.Now}
 	first, err := s.JWT()
 	if err != nil {
 		t.Fatal(err)
 	}
 	claims := &jwt.RegisteredClaims{}
-	tok, err := jwt.ParseWithClaims(first, claims, func(*jwt.Token) (any, error) { return &keys()[0].PublicKey, nil },
+	tok, err := jwt.ParseWithClaims(first, claims, func(*jwt.Token) (any, error) { return &ghfake.AppKeys()[0].PublicKey, nil },
 		jwt.WithValidMethods([]string{"RS256"}), jwt.WithTimeFunc(clk.Now))
 	if err != nil {
 		t.Fatalf("parse the JWT: %v", err)

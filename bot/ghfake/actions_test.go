@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 func TestWorkflowRunAndArtifacts(t *testing.T) {

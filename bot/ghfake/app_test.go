@@ -2,29 +2,16 @@ package ghfake_test
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/rsa"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-github/v62/github"
-)
 
-var appKeys = sync.OnceValue(func() [2]*rsa.PrivateKey {
-	var out [2]*rsa.PrivateKey
-	for i := range out {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err)
-		}
-		out[i] = k
-	}
-	return out
-})
+	"github.com/gcloop/gcloop/bot/ghfake"
+)
 
 func signJWT(t *testing.T, key *rsa.PrivateKey, iss string, iat, exp time.Time) string {
 	t.Helper()
@@ -41,7 +28,7 @@ func TestAppEndpoints(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	good := func(t *testing.T) string {
-		return signJWT(t, appKeys()[0], "31", now.Add(-time.Minute), now.Add(9*time.Minute))
+		return signJWT(t, ghfake.AppKeys()[0], "31", now.Add(-time.Minute), now.Add(9*time.Minute))
 	}
 	tests := []struct {
 		name   string
@@ -54,19 +41,19 @@ func TestAppEndpoints(t *testing.T) {
 		{"an installation token is minted", func(t *testing.T, _ *ghfake.Server) string { return good(t) }, mint(5), 201},
 		{"an installation of another App is not found", func(t *testing.T, _ *ghfake.Server) string { return good(t) }, mint(6), 404},
 		{"a JWT signed with another key", func(t *testing.T, _ *ghfake.Server) string {
-			return signJWT(t, appKeys()[1], "31", now.Add(-time.Minute), now.Add(9*time.Minute))
+			return signJWT(t, ghfake.AppKeys()[1], "31", now.Add(-time.Minute), now.Add(9*time.Minute))
 		}, getApp, 401},
 		{"a JWT of an unknown App", func(t *testing.T, _ *ghfake.Server) string {
-			return signJWT(t, appKeys()[0], "32", now.Add(-time.Minute), now.Add(9*time.Minute))
+			return signJWT(t, ghfake.AppKeys()[0], "32", now.Add(-time.Minute), now.Add(9*time.Minute))
 		}, getApp, 401},
 		{"a JWT living over ten minutes", func(t *testing.T, _ *ghfake.Server) string {
-			return signJWT(t, appKeys()[0], "31", now.Add(-time.Minute), now.Add(10*time.Minute))
+			return signJWT(t, ghfake.AppKeys()[0], "31", now.Add(-time.Minute), now.Add(10*time.Minute))
 		}, getApp, 401},
 		{"an expired JWT", func(t *testing.T, _ *ghfake.Server) string {
-			return signJWT(t, appKeys()[0], "31", now.Add(-11*time.Minute), now.Add(-time.Minute))
+			return signJWT(t, ghfake.AppKeys()[0], "31", now.Add(-11*time.Minute), now.Add(-time.Minute))
 		}, getApp, 401},
 		{"a JWT issued in the future", func(t *testing.T, _ *ghfake.Server) string {
-			return signJWT(t, appKeys()[0], "31", now.Add(time.Minute), now.Add(5*time.Minute))
+			return signJWT(t, ghfake.AppKeys()[0], "31", now.Add(time.Minute), now.Add(5*time.Minute))
 		}, getApp, 401},
 		{"a JWT on a repository endpoint", func(t *testing.T, _ *ghfake.Server) string { return good(t) }, getPull, 401},
 		{"an installation token on /app", func(t *testing.T, s *ghfake.Server) string { return mintToken(t, s, good(t)) }, getApp, 401},
@@ -83,8 +70,8 @@ func TestAppEndpoints(t *testing.T) {
 			t.Parallel()
 			s, _ := world(t)
 			s.SetClock(func() time.Time { return now })
-			s.AddApp(ghfake.AppSpec{ID: 31, Slug: "loop-bot", Key: &appKeys()[0].PublicKey})
-			s.AddApp(ghfake.AppSpec{ID: 40, Slug: "other", Key: &appKeys()[1].PublicKey})
+			s.AddApp(ghfake.AppSpec{ID: 31, Slug: "loop-bot", Key: &ghfake.AppKeys()[0].PublicKey})
+			s.AddApp(ghfake.AppSpec{ID: 40, Slug: "other", Key: &ghfake.AppKeys()[1].PublicKey})
 			s.AddInstallation(31, 5, "octo")
 			s.AddInstallation(40, 6, "octo")
 			resp, err := tt.call(s, tt.bearer(t, s))

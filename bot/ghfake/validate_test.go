@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 // recorder is a testing.TB that keeps Errorf calls instead of failing, so a

@@ -1,26 +1,18 @@
 package server
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
-var testKeyPEM = sync.OnceValue(func() string {
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
-})
+// testKeyPEM is an App's private key.
+func testKeyPEM() string { return string(ghfake.KeyPEM(ghfake.AppKeys()[0])) }
 
 func TestGather(t *testing.T) {
 	t.Parallel()

@@ -3,11 +3,7 @@ package server_test
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,17 +84,13 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
 	keyFile := filepath.Join(t.TempDir(), "app.pem")
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, ghfake.KeyPEM(ghfake.AppKeys()[0]), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	const config = "review:\n  dispatch: review.yml\n  bot:\n    artifacts: [review-results]\n"
 	gh := ghfake.New(t)
-	gh.AddApp(ghfake.AppSpec{ID: appID, Slug: slug, Key: &key.PublicKey})
+	gh.AddApp(ghfake.AppSpec{ID: appID, Slug: slug, Key: &ghfake.AppKeys()[0].PublicKey})
 	gh.AddInstallation(appID, instID, owner)
 	gh.AddRepo(owner, repo, 100, "main")
 	gh.AddWorkflow(owner, repo, "review.yml")
