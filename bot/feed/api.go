@@ -19,14 +19,11 @@ func (h *Hub) Events() http.Handler {
 		if !ok {
 			return
 		}
-		keep := h.keeper(r, q.repo)
 		var out []event.Event
 		if q.since >= 0 {
 			out = make([]event.Event, 0, min(q.limit, page))
-			err := h.scan(r.Context(), q.since, func(e event.Event) bool {
-				if keep(r.Context(), e) {
-					out = append(out, e)
-				}
+			err := h.scanShown(r, q.repo, q.since, func(e event.Event) bool {
+				out = append(out, e)
 				return len(out) < q.limit
 			})
 			if err != nil {
@@ -37,11 +34,9 @@ func (h *Hub) Events() http.Handler {
 			// The newest limit events: a ring over the retained log.
 			ring := make([]event.Event, q.limit)
 			n := 0
-			err := h.scan(r.Context(), 0, func(e event.Event) bool {
-				if keep(r.Context(), e) {
-					ring[n%q.limit] = e
-					n++
-				}
+			err := h.scanShown(r, q.repo, 0, func(e event.Event) bool {
+				ring[n%q.limit] = e
+				n++
 				return true
 			})
 			if err != nil {
@@ -66,12 +61,9 @@ func (h *Hub) Loops() http.Handler {
 		if !ok {
 			return
 		}
-		keep := h.keeper(r, q.repo)
 		f := newFolder()
-		err := h.scan(r.Context(), 0, func(e event.Event) bool {
-			if keep(r.Context(), e) {
-				f.add(e)
-			}
+		err := h.scanShown(r, q.repo, 0, func(e event.Event) bool {
+			f.add(e)
 			return true
 		})
 		if err != nil {
@@ -122,6 +114,15 @@ func (h *Hub) keeper(r *http.Request, repo string) func(context.Context, event.E
 		}
 		return ok
 	}
+}
+
+// scanShown is scan over the events r may be shown (keeper): those of
+// repo, if set, and of repositories the viewer may read.
+func (h *Hub) scanShown(r *http.Request, repo string, after int64, fn func(event.Event) bool) error {
+	keep := h.keeper(r, repo)
+	return h.scan(r.Context(), after, func(e event.Event) bool {
+		return !keep(r.Context(), e) || fn(e)
+	})
 }
 
 // scan calls fn on every retained event after after, in ID order, until fn
