@@ -224,15 +224,7 @@ func (c *call) createInstallationToken(a *appState) {
 	c.s.tokens[tok] = a.spec.Slug + "[bot]"
 	c.s.expires[tok] = exp
 	c.s.issued = append(c.s.issued, IssuedToken{Token: tok, Installation: id, Expires: exp})
-	sel := "all"
-	if len(in.repos) > 0 {
-		sel = "selected"
-	}
-	perms := obj{}
-	for k, v := range a.spec.Permissions {
-		perms[k] = v
-	}
-	c.json(http.StatusCreated, obj{"token": tok, "expires_at": ts(exp), "permissions": perms, "repository_selection": sel})
+	c.json(http.StatusCreated, obj{"token": tok, "expires_at": ts(exp), "permissions": permissionsJSON(a), "repository_selection": selection(in)})
 }
 
 func sortedInstallations(a *appState) []*installationState {
@@ -245,16 +237,12 @@ func sortedInstallations(a *appState) []*installationState {
 }
 
 func (s *Server) appJSON(a *appState) obj {
-	perms := obj{}
-	for k, v := range a.spec.Permissions {
-		perms[k] = v
-	}
 	return obj{
 		"id": a.spec.ID, "slug": a.spec.Slug, "node_id": nodeID("Integration", a.spec.ID),
 		"client_id": "Iv1." + strconv.FormatInt(a.spec.ID, 16), "owner": s.userJSON(a.spec.Owner),
 		"name": a.spec.Name, "description": nil, "external_url": "https://example.com",
 		"html_url": "https://github.com/apps/" + a.spec.Slug, "created_at": ts(a.created), "updated_at": ts(a.created),
-		"permissions": perms, "events": append([]string{}, a.spec.Events...), "installations_count": len(a.installations),
+		"permissions": permissionsJSON(a), "events": append([]string{}, a.spec.Events...), "installations_count": len(a.installations),
 	}
 }
 
@@ -264,14 +252,6 @@ func (s *Server) installationJSON(a *appState, in *installationState) obj {
 	if !strings.EqualFold(in.account, a.spec.Owner) && strings.HasSuffix(in.account, "-org") {
 		typ = "Organization"
 	}
-	sel := "all"
-	if len(in.repos) > 0 {
-		sel = "selected"
-	}
-	perms := obj{}
-	for k, v := range a.spec.Permissions {
-		perms[k] = v
-	}
 	api := s.apiBase()
 	// The description's account is a user and an enterprise at once
 	// (allOf): it gets the enterprise's required fields too.
@@ -279,13 +259,30 @@ func (s *Server) installationJSON(a *appState, in *installationState) obj {
 	account["name"], account["slug"] = acct.login, strings.ToLower(acct.login)
 	account["created_at"], account["updated_at"] = ts(in.created), ts(in.created)
 	return obj{
-		"id": in.id, "account": account, "repository_selection": sel,
+		"id": in.id, "account": account, "repository_selection": selection(in),
 		"access_tokens_url": api + "/app/installations/" + strconv.FormatInt(in.id, 10) + "/access_tokens",
 		"repositories_url":  api + "/installation/repositories",
 		"html_url":          "https://github.com/settings/installations/" + strconv.FormatInt(in.id, 10),
 		"app_id":            a.spec.ID, "app_slug": a.spec.Slug, "target_id": acct.id, "target_type": typ,
-		"permissions": perms, "events": append([]string{}, a.spec.Events...),
+		"permissions": permissionsJSON(a), "events": append([]string{}, a.spec.Events...),
 		"created_at": ts(in.created), "updated_at": ts(in.created),
 		"single_file_name": nil, "suspended_by": nil, "suspended_at": nil,
 	}
+}
+
+// permissionsJSON is the App's permissions as GitHub lists them.
+func permissionsJSON(a *appState) obj {
+	perms := obj{}
+	for k, v := range a.spec.Permissions {
+		perms[k] = v
+	}
+	return perms
+}
+
+// selection is an installation's repository_selection.
+func selection(in *installationState) string {
+	if len(in.repos) > 0 {
+		return "selected"
+	}
+	return "all"
 }
