@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-github/v62/github"
 
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/event"
@@ -26,16 +25,6 @@ const (
 	token = "ghs_installationtoken"
 	bot   = "gcloop-app[bot]"
 )
-
-// clients is the fake's client for installation 42.
-type clients struct{ gh *ghfake.Server }
-
-func (c clients) Client(_ context.Context, installation int64) (*github.Client, error) {
-	if installation != 42 {
-		return nil, errors.New("unknown installation")
-	}
-	return c.gh.Client(token), nil
-}
 
 // memLog keeps the events appended.
 type memLog struct {
@@ -79,7 +68,7 @@ func newWorld(t *testing.T, config string) *world {
 	pr := gh.AddPull(owner, repo, ghfake.PullSpec{Title: "Cart", User: "dev", HeadSHA: head, HeadRef: "feature/cart", BaseSHA: base})
 	gh.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte(config))
 	log := &memLog{}
-	h := &delivery.Handler{Clients: clients{gh}, Login: bot, Log: log, Timeout: time.Minute,
+	h := &delivery.Handler{Clients: ghfake.Installation{Server: gh, ID: 42, Token: token}, Login: bot, Log: log, Timeout: time.Minute,
 		Plain: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()},
 		Now:   func() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) }}
 	return &world{gh: gh, h: h, log: log, pr: pr, head: head, base: base}

@@ -2,7 +2,6 @@ package webhook_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-github/v62/github"
 
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/ghfake"
@@ -27,16 +25,6 @@ const (
 	token    = "ghs_installationtoken"
 	appLogin = "gcloop-app[bot]"
 )
-
-// installations hands out the fake's client for installation 42.
-type installations struct{ gh *ghfake.Server }
-
-func (c installations) Client(_ context.Context, installation int64) (*github.Client, error) {
-	if installation != 42 {
-		return nil, errors.New("unknown installation")
-	}
-	return c.gh.Client(token), nil
-}
 
 // bot is the whole path of a delivery: the receiver on a loopback server,
 // the store, the workers and the delivery handler against the fake GitHub.
@@ -62,7 +50,7 @@ func newBot(t *testing.T) *bot {
 	gh.SetPermission(owner, repoName, "visitor", "read")
 
 	fs := newTestStore(nil)
-	h := &delivery.Handler{Clients: installations{gh}, Login: appLogin, Log: fs, Timeout: time.Minute,
+	h := &delivery.Handler{Clients: ghfake.Installation{Server: gh, ID: 42, Token: token}, Login: appLogin, Log: fs, Timeout: time.Minute,
 		Plain: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()},
 		Now:   func() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) }}
 	pool, err := webhook.NewPool(fs, h, webhook.PoolOptions{Workers: 2, Logger: quiet, Name: "e2e"})
