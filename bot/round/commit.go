@@ -89,6 +89,10 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 		HeadSHA: judged, BaseTree: snap.BaseTree, Changes: plan.Accepted, Modes: snap.Modes,
 		Message: fmt.Sprintf("gcloop: test-only fixes of %s round %d\n\n%d file(s) judged test-only by gcloop.", d.ID, d.Round, len(plan.Accepted))})
 	switch {
+	case errors.Is(err, pushfix.ErrProtectedBranch):
+		refuseAll(&plan, changes, guard.Violation{Kind: "protected_branch", Detail: ghclient.Explain(err) + ": gcloop pushes no fix commit there"})
+		revertChanges(res, plan)
+		lg.Printf("commit: none, the changes were refused: %s", violations(plan.Guard))
 	case errors.Is(err, pushfix.ErrHeadMoved):
 		refuseAll(&plan, changes, guard.Violation{Kind: "conflict", Detail: "the PR head moved after " + shortSHA(judged) + " was checked out and judged (" + ghclient.Explain(err) + ")"})
 		revertChanges(res, plan)

@@ -17,6 +17,9 @@ func TestEngineCoverageCommit(t *testing.T) {
 		name       string
 		changes    map[string]*string
 		fork, move bool
+		// onMain opens the PR from the default branch; protect protects
+		// the head branch.
+		onMain, protect bool
 		wantCommit bool
 		wantReason string // a part of the decision's reasons or notes
 		wantFiles  []string
@@ -31,6 +34,10 @@ func TestEngineCoverageCommit(t *testing.T) {
 			wantReason: "the PR comes from a fork"},
 		{name: "a head that moved after the checkout is a conflict", changes: map[string]*string{"cart_test.go": str(testFile)}, move: true,
 			wantReason: "conflict"},
+		{name: "a PR from the default branch is not pushed to", changes: map[string]*string{"cart_test.go": str(testFile)}, onMain: true,
+			wantReason: "protected_branch: the branch is not pushed to: main is the default branch of octo/shop"},
+		{name: "a protected head branch is not pushed to", changes: map[string]*string{"cart_test.go": str(testFile)}, protect: true,
+			wantReason: "protected_branch: the branch is not pushed to: feature/cart is a protected branch of octo/shop"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,14 +56,27 @@ func TestEngineCoverageCommit(t *testing.T) {
 				pull.HeadSHA = judged
 				defer func() { w.head = judged }()
 			}
-			before := w.gh.Ref(owner, repo, "heads/feature/cart")
+			branch := "feature/cart"
+			if tt.onMain {
+				branch, pull.HeadRef, pull.HeadSHA = "main", "main", w.base
+				judged := w.head
+				w.head = w.base
+				defer func() { w.head = judged }()
+			}
+			if tt.protect {
+				w.gh.Protect(owner, repo, "feature/cart", true)
+			}
+			before := w.gh.Ref(owner, repo, "heads/"+branch)
 			res, _ := w.runIn(t, evidence(t, "coverage"), round.Options{Comment: true}, 7, tt.changes, pull)
 			d := res.Decision
 			text := strings.Join(append(append([]string{}, d.Reasons...), d.Notes...), "\n")
 			if !strings.Contains(text, tt.wantReason) {
 				t.Errorf("reasons and notes do not say %q:\n%s", tt.wantReason, text)
 			}
-			after := w.gh.Ref(owner, repo, "heads/feature/cart")
+			after := w.gh.Ref(owner, repo, "heads/"+branch)
+			if (tt.onMain || tt.protect) && !strings.Contains(res.Report, "the branch is not pushed to") {
+				t.Errorf("the report does not say why nothing was pushed:\n%s", res.Report)
+			}
 			if !tt.wantCommit {
 				if res.Commit != "" || after != before {
 					t.Errorf("commit %q, branch %s → %s; want nothing pushed", res.Commit, before, after)

@@ -38,7 +38,8 @@ type GitHub interface {
 	// and whether it reaches min.
 	Permission(ctx context.Context, user, min string) (level string, ok bool, err error)
 
-	// Push commits the accepted changes on the head branch.
+	// Push commits the accepted changes on the head branch; it refuses the
+	// default branch and protected branches (pushfix.ErrProtectedBranch).
 	Push(ctx context.Context, spec pushfix.PushSpec) (sha string, err error)
 	// SyncIssues opens, updates and closes the fix issues.
 	SyncIssues(ctx context.Context, spec publish.SyncSpec) (publish.SyncResult, error)
@@ -141,8 +142,13 @@ func (l *Live) Permission(ctx context.Context, user, min string) (string, bool, 
 	return command.Authorize(ctx, command.RoleClient{Client: l.Client}, l.Owner, l.Repo, user, min)
 }
 
-// Push implements GitHub.
+// Push implements GitHub: never to the repository's default branch or a
+// protected branch (pushfix.CheckBranch, two reads paid only by a round
+// that has a commit to push).
 func (l *Live) Push(ctx context.Context, spec pushfix.PushSpec) (string, error) {
+	if err := pushfix.CheckBranch(ctx, l.Client.Repositories, spec.Owner, spec.Repo, spec.Branch); err != nil {
+		return "", err
+	}
 	return pushfix.Push(ctx, l.Client.Git, spec)
 }
 
