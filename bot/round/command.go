@@ -18,9 +18,16 @@ import (
 
 // CommandResult is what a /gc command did.
 type CommandResult struct {
-	Command    command.Command
-	Author     string
-	Refused    bool
+	Command command.Command
+	Author  string
+	Refused bool
+	// LoopID is the loop the command went to: the one it names, else the
+	// one the driver runs ("" when none could be told).
+	LoopID string
+	// Ignored says why a command was ignored without a reaction: its
+	// comment is gone, was edited since the delivery, or is older than the
+	// last command the loop applied.
+	Ignored    string
 	Reply      string // the reply comment posted, if any
 	Dispatched bool
 	State      *decide.State

@@ -20,9 +20,9 @@ func TestEngineCoverageCommit(t *testing.T) {
 		// onMain opens the PR from the default branch; protect protects
 		// the head branch.
 		onMain, protect bool
-		wantCommit bool
-		wantReason string // a part of the decision's reasons or notes
-		wantFiles  []string
+		wantCommit      bool
+		wantReason      string // a part of the decision's reasons or notes
+		wantFiles       []string
 	}{
 		{name: "a new test is pushed and the next round dispatched", changes: map[string]*string{"cart_test.go": str(testFile)},
 			wantCommit: true, wantReason: "pushed 1 test-only file(s)", wantFiles: []string{"cart_test.go"}},
