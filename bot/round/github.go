@@ -47,7 +47,11 @@ type GitHub interface {
 	Dispatch(ctx context.Context, workflow, ref string, pr int) error
 	// Check writes a check run (or the commit status standing in for it).
 	Check(ctx context.Context, spec check.Spec) (check.Result, error)
-	// UpsertReport creates the report comment on pr, or edits existing.
+	// Comment reads comment id again; ErrGone when it was deleted.
+	Comment(ctx context.Context, id int64) (*github.IssueComment, error)
+	// UpsertReport creates the report comment on pr, or edits existing
+	// with a compare-and-swap: only when it still is as it was read
+	// (report.Swap), else report.ErrConflict and nothing is written.
 	UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error)
 	// Reply posts a comment on issue or pull request number.
 	Reply(ctx context.Context, number int, body string) error
@@ -177,9 +181,21 @@ func (l *Live) Check(ctx context.Context, spec check.Spec) (check.Result, error)
 	return check.Publish(ctx, l.Client.Checks, l.Client.Repositories, spec)
 }
 
+// Comment implements GitHub.
+func (l *Live) Comment(ctx context.Context, id int64) (*github.IssueComment, error) {
+	c, resp, err := l.Client.Issues.GetComment(ctx, l.Owner, l.Repo, id)
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("comment %d: %w", id, ErrGone)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read comment %d: %w", id, ghclient.Explained(err))
+	}
+	return c, nil
+}
+
 // UpsertReport implements GitHub.
 func (l *Live) UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error) {
-	c, err := report.Upsert(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
+	c, err := report.Swap(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
 	if err != nil {
 		return nil, ghclient.Explained(err)
 	}
@@ -199,6 +215,9 @@ func (l *Live) Reply(ctx context.Context, number int, body string) error {
 func (l *Live) React(ctx context.Context, commentID int64, content string) error {
 	return command.React(ctx, l.Client.Reactions, l.Owner, l.Repo, commentID, content)
 }
+
+// ErrGone is returned by Comment for a comment that was deleted.
+var ErrGone = errors.New("the comment is gone")
 
 // ErrOffline is returned by a Recorder for a read that needs the API.
 var ErrOffline = errors.New("a dry run does not call the GitHub API")

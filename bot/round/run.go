@@ -88,6 +88,10 @@ func (res *Result) apiDown(err error) {
 	}
 }
 
+// maxPlans bounds how often a round or a command is planned again when
+// its report comment changed on GitHub since it was read.
+const maxPlans = 3
+
 // Engine runs rounds for one repository.
 type Engine struct {
 	GH    GitHub
