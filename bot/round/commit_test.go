@@ -67,7 +67,24 @@ func TestEngineCoverageCommit(t *testing.T) {
 				w.gh.Protect(owner, repo, "feature/cart", true)
 			}
 			before := w.gh.Ref(owner, repo, "heads/"+branch)
-			res, _ := w.runIn(t, evidence(t, "coverage"), round.Options{Comment: true}, 7, tt.changes, pull)
+			res, reqs := w.runIn(t, evidence(t, "coverage"), round.Options{Comment: true}, 7, tt.changes, pull)
+			// The branch is read only by a round that has a commit to push.
+			reads := 0
+			for _, r := range reqs {
+				if r == "GET /repos/octo/shop" || strings.HasPrefix(r, "GET /repos/octo/shop/branches/") {
+					reads++
+				}
+			}
+			want := 0
+			switch {
+			case tt.onMain:
+				want = 1 // the default branch is refused on the repository's read alone
+			case tt.wantCommit || tt.protect || tt.move:
+				want = 2
+			}
+			if reads != want {
+				t.Errorf("%d reads of the repository and its branch, want %d: %q", reads, want, reqs)
+			}
 			d := res.Decision
 			text := strings.Join(append(append([]string{}, d.Reasons...), d.Notes...), "\n")
 			if !strings.Contains(text, tt.wantReason) {
