@@ -114,3 +114,35 @@ func TestEngineDoesNotPushFromAStalePlan(t *testing.T) {
 		t.Errorf("verdict %s, want ABORTED", res.Decision.Verdict)
 	}
 }
+
+// A /gc retry that grants an escalated loop one more round while a round
+// on a new head runs: the round, decided again on the granted state, is
+// judged within the grant, and the grant is kept — not overwritten by a
+// plan made without it.
+func TestEngineRetryDuringARoundKeepsTheGrant(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.gh.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte("review:\n  max_rounds: 1\n"))
+	w.gh.SetPermission(owner, repo, "lead", "write")
+	first, _ := w.run(t, evidence(t, "review"), round.Options{Comment: true}, 7)
+	if first.Decision.Outcome != decide.Escalate {
+		t.Fatalf("round 1 of 1: %s, want an escalation", first.Decision.Outcome)
+	}
+	w.head = w.gh.AddCommit(owner, repo, "feature/cart", w.gh.TreeFiles(owner, repo, w.head), w.head)
+	res, _ := w.runWith(t, evidence(t, "review"), round.Options{Comment: true}, 8, nil, func(gh round.GitHub) round.GitHub {
+		return &injecting{GitHub: gh, inject: func() {
+			res, err := w.engine(w.comment("lead", "/gc retry"), round.Options{ID: "review"}).Command(context.Background())
+			if err != nil || res.Command == nil || res.Command.Refused {
+				t.Fatalf("/gc retry during the round: %+v, %v", res.Command, err)
+			}
+		}}
+	})
+	st, err := report.ParseMarker(w.gh.Comments(owner, repo, w.pr)[0].Body, "review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Grants) != 1 || st.Last().N != 2 || res.Decision.MaxRounds != 2 || len(st.Actions) != 1 || st.Actions[0].Command != "retry" {
+		t.Errorf("grants %+v, actions %+v, last round %d of max %d; want the retry's grant kept and round 2 judged within it",
+			st.Grants, st.Actions, st.Last().N, res.Decision.MaxRounds)
+	}
+}
