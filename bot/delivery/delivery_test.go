@@ -161,6 +161,14 @@ func TestCommandsAndClosedPullRequests(t *testing.T) {
 	if got := w.log.types(); got[len(got)-1] != event.Command {
 		t.Errorf("events %v, want a command last", got)
 	}
+	// The command named no loop: its event names the one it went to.
+	w.log.mu.Lock()
+	for _, e := range w.log.events {
+		if e.Loop != "review" {
+			t.Errorf("a %s event names loop %q, want review", e.Type, e.Loop)
+		}
+	}
+	w.log.mu.Unlock()
 	for _, is := range w.gh.Issues(owner, repo) {
 		if !is.IsPull && is.State != "closed" {
 			t.Errorf("issue #%d is %s after /gc abort (the only configured loop)", is.Number, is.State)
