@@ -110,8 +110,8 @@ func TestEngineDoesNotPushFromAStalePlan(t *testing.T) {
 			t.Errorf("a git object was written: %s", r)
 		}
 	}
-	if res.Decision.Verdict != "ABORTED" {
-		t.Errorf("verdict %s, want ABORTED", res.Decision.Verdict)
+	if res.Decision.Verdict != "ABORTED" || res.Pushfix != nil {
+		t.Errorf("verdict %s, change set %+v; want ABORTED and no change set judged for a push", res.Decision.Verdict, res.Pushfix)
 	}
 }
 

@@ -199,6 +199,11 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 	}
 	res.Decision, res.Settings = d, p.Settings
 	res.Issues, res.Planned, res.Check = nil, nil, nil
+	if !kept.pushed {
+		// What an earlier plan judged of the workspace and did not push
+		// is judged again (or not at all, for a loop settled meanwhile).
+		res.Pushfix, res.Reverted = nil, nil
+	}
 	lg.Group("decision")
 	lg.Note("decision: " + CheckTitle(d))
 	lg.Group("effects on GitHub")
