@@ -122,14 +122,23 @@ func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) err
 	if file, err := e.GH.Config(ctx, "", e.Opts.Config); err == nil && file != nil && len(file.Sections()) == 1 {
 		e.Opts.ID = file.Sections()[0].ID
 	}
+	// Every event names the loop the command resolved to (a /gc retry
+	// without a loop id goes to the repository's only loop).
 	res, err := e.Command(ctx)
+	loop := e.Opts.ID
+	if res != nil && res.Command != nil && res.Command.LoopID != "" {
+		loop = res.Command.LoopID
+	}
 	if err != nil {
-		h.emit(ctx, e, ev.GetIssue().GetNumber(), "", event.Error, map[string]any{"error": err.Error()})
+		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Error, map[string]any{"error": err.Error()})
 		return err
 	}
 	if c := res.Command; c != nil {
-		h.emit(ctx, e, ev.GetIssue().GetNumber(), c.Command.LoopID, event.Command, map[string]any{
-			"verb": c.Command.Verb, "by": c.Author, "refused": c.Refused, "dispatched": c.Dispatched})
+		data := map[string]any{"verb": c.Command.Verb, "by": c.Author, "refused": c.Refused, "dispatched": c.Dispatched}
+		if c.Ignored != "" {
+			data["ignored"] = c.Ignored
+		}
+		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Command, data)
 	}
 	return nil
 }
@@ -148,7 +157,7 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 	if err != nil {
 		return err
 	}
-	var errs []error
+	var errs, ignored []error
 	ran := 0
 	for _, sec := range file.Sections() {
 		set, err := config.Resolve(sec.Loop, sec.ID, file, config.Overrides{})
@@ -156,14 +165,24 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 			continue
 		}
 		ran++
-		if err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); err != nil {
+		switch err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); {
+		case errors.Is(err, ErrIgnored):
+			ignored = append(ignored, fmt.Errorf("loop %s: %w", sec.ID, err))
+		case err != nil:
 			errs = append(errs, fmt.Errorf("loop %s: %w", sec.ID, err))
 		}
 	}
-	if ran == 0 {
+	switch {
+	case ran == 0:
 		return ErrIgnored
+	case len(errs) > 0:
+		// A loop that failed makes the delivery fail (and be retried),
+		// also when another loop ignored it.
+		return errors.Join(errs...)
+	case len(ignored) == ran:
+		return errors.Join(ignored...)
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // round is one server-side round of loop id on the workflow run's pull
@@ -201,7 +220,11 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 		return err
 	}
 	res := &round.Result{}
-	if err := e.Run(ctx, round.Input{Pull: pull, Evidence: evidence}, res); err != nil {
+	if err := e.Run(ctx, round.Input{Pull: pull, Evidence: evidence}, res); errors.Is(err, round.ErrStaleRun) {
+		// An older run than the loop's last judged one: recorded, ignored.
+		h.emit(ctx, e, pull.Number, id, event.Round, map[string]any{"run": run.GetID(), "sha": run.GetHeadSHA(), "ignored": err.Error()})
+		return fmt.Errorf("%w: %v", ErrIgnored, err)
+	} else if err != nil {
 		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
 		return err
 	}

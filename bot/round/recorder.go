@@ -89,6 +89,11 @@ func (r *Recorder) Check(_ context.Context, spec check.Spec) (check.Result, erro
 	return check.Result{}, nil
 }
 
+// Comment implements GitHub: a dry run reads no comment.
+func (r *Recorder) Comment(context.Context, int64) (*github.IssueComment, error) {
+	return nil, ErrOffline
+}
+
 // UpsertReport implements GitHub.
 func (r *Recorder) UpsertReport(_ context.Context, pr int, _ *github.IssueComment, body string) (*github.IssueComment, error) {
 	r.record("comment", "report on #%d, %d bytes", pr, len(body))
