@@ -73,6 +73,11 @@ type Options struct {
 	OnWait func(installation int64, write bool, d time.Duration)
 	// OnBlock, if set, is told of every block recorded with the Pacer.
 	OnBlock func(installation int64, d time.Duration)
+
+	// Contents, when set, keeps the answers to GET requests marked with
+	// Revalidate and revalidates them with If-None-Match (a 304 costs no
+	// quota). One cache may serve every installation's client.
+	Contents *ContentCache
 }
 
 func (o Options) withDefaults() Options {

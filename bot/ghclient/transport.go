@@ -73,6 +73,7 @@ type Transport struct {
 	installation  int64
 	onWait        func(installation int64, write bool, d time.Duration)
 	onBlock       func(installation int64, d time.Duration)
+	contents      *ContentCache // nil: nothing is revalidated
 
 	// mutation holds one token: whoever holds it may send a mutating request.
 	mutation     chan struct{}
@@ -114,6 +115,7 @@ func newTransport(o Options) *Transport {
 		installation:  o.Installation,
 		onWait:        o.OnWait,
 		onBlock:       o.OnBlock,
+		contents:      o.Contents,
 		mutation:      make(chan struct{}, 1),
 	}
 	return t
@@ -175,6 +177,11 @@ func replayable(method string, status int) bool {
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	if req.Method == http.MethodGet && t.contents != nil {
+		if r, ok := ctx.Value(revalidationKey{}).(*Revalidation); ok && r != nil {
+			return t.revalidate(req, r)
+		}
+	}
 	if !isRead(req.Method) {
 		select {
 		case t.mutation <- struct{}{}:
