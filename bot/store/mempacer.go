@@ -18,7 +18,7 @@ type MemPacer struct {
 }
 
 type memPace struct {
-	sent    []time.Time // bookings in force, oldest first
+	sent    []time.Time // the newest bookings, oldest first (2·PaceLimits.keep of them at most)
 	blocked time.Time   // when the block ends; zero for none
 }
 
@@ -46,9 +46,16 @@ func (m *MemPacer) Reserve(ctx context.Context, installation int64, max time.Dur
 	defer m.mu.Unlock()
 	now := m.now()
 	p := m.inst(installation, now)
-	at, booked, sent := m.limits.reserve(p.sent, p.blocked, now, max)
-	p.sent = sent
-	return at.Sub(now), booked, nil
+	at := m.limits.next(m.limits.lookbackOf(p.sent), p.blocked, now)
+	if at.Sub(now) > max {
+		return at.Sub(now), false, nil
+	}
+	// Bookings beyond keep are dropped in one copy every keep bookings.
+	if keep := m.limits.keep(); len(p.sent) >= 2*keep {
+		p.sent = append(p.sent[:0], p.sent[len(p.sent)-keep+1:]...)
+	}
+	p.sent = append(p.sent, at)
+	return at.Sub(now), true, nil
 }
 
 // Blocked implements Pacer.
@@ -90,7 +97,7 @@ func (m *MemPacer) inst(installation int64, now time.Time) *memPace {
 	}
 	if len(m.insts) >= m.sweep {
 		for id, p := range m.insts {
-			if len(m.limits.trim(p.sent, now)) == 0 && !p.blocked.After(now) {
+			if idle := len(p.sent) == 0 || !p.sent[len(p.sent)-1].After(now.Add(-paceWindow)); idle && !p.blocked.After(now) {
 				delete(m.insts, id)
 			}
 		}

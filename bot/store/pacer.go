@@ -65,15 +65,39 @@ func (l PaceLimits) withDefaults() PaceLimits {
 // that no longer counts.
 const paceWindow = time.Hour
 
+// keep is how many of the newest bookings a pacer keeps: as many as the
+// larger limit looks back at.
+func (l PaceLimits) keep() int { return max(l.PerMinute, l.PerHour) }
+
+// lookback is what next needs of the bookings in force: the newest, and
+// the PerMinute-th and PerHour-th newest (zero where there are fewer).
+type lookback struct{ last, minute, hour time.Time }
+
+// lookbackOf reads a lookback from the bookings, oldest first.
+func (l PaceLimits) lookbackOf(sent []time.Time) lookback {
+	var b lookback
+	n := len(sent)
+	if n > 0 {
+		b.last = sent[n-1]
+	}
+	if n >= l.PerMinute {
+		b.minute = sent[n-l.PerMinute]
+	}
+	if n >= l.PerHour {
+		b.hour = sent[n-l.PerHour]
+	}
+	return b
+}
+
 // next returns the earliest moment at or after now at which one more
-// request fits, given sent — the bookings in force, oldest first — and the
-// end of a block (zero for none). Bookings are made in order, each at or
-// after the one before, so a sequence where every booking is a window
-// after the one PerMinute (PerHour) places before it never holds more than
-// PerMinute (PerHour) in any window. The moment is rounded up to the
-// microsecond, PostgreSQL's precision, so that a stored booking is never
-// earlier than the one computed.
-func (l PaceLimits) next(sent []time.Time, blocked, now time.Time) time.Time {
+// request fits, given the bookings' lookback and the end of a block (zero
+// for none). Bookings are made in order, each at or after the one before,
+// so a sequence where every booking is a window after the one PerMinute
+// (PerHour) places before it never holds more than PerMinute (PerHour) in
+// any window. The moment is rounded up to the microsecond, PostgreSQL's
+// precision, so that a stored booking is never earlier than the one
+// computed.
+func (l PaceLimits) next(b lookback, blocked, now time.Time) time.Time {
 	at := now
 	later := func(t time.Time) {
 		if t.After(at) {
@@ -81,42 +105,15 @@ func (l PaceLimits) next(sent []time.Time, blocked, now time.Time) time.Time {
 		}
 	}
 	later(blocked)
-	if n := len(sent); n > 0 {
-		later(sent[n-1])
-		if n >= l.PerMinute {
-			later(sent[n-l.PerMinute].Add(time.Minute))
-		}
-		if n >= l.PerHour {
-			later(sent[n-l.PerHour].Add(time.Hour))
-		}
+	later(b.last)
+	if !b.minute.IsZero() {
+		later(b.minute.Add(time.Minute))
+	}
+	if !b.hour.IsZero() {
+		later(b.hour.Add(time.Hour))
 	}
 	if r := at.Truncate(time.Microsecond); r.Before(at) {
 		at = r.Add(time.Microsecond)
 	}
 	return at
-}
-
-// trim drops the bookings that no longer count at now.
-func (l PaceLimits) trim(sent []time.Time, now time.Time) []time.Time {
-	cut := now.Add(-paceWindow)
-	i := 0
-	for i < len(sent) && !sent[i].After(cut) {
-		i++
-	}
-	return sent[i:]
-}
-
-// reserve is Reserve's decision on a pacer's state at now: the moment
-// booked (or that would be), whether it was, and the new bookings.
-func (l PaceLimits) reserve(sent []time.Time, blocked, now time.Time, limit time.Duration) (at time.Time, booked bool, out []time.Time) {
-	sent = l.trim(sent, now)
-	at = l.next(sent, blocked, now)
-	if at.Sub(now) > limit {
-		return at, false, sent
-	}
-	// Only the newest bookings that either limit looks back at are kept.
-	if keep := max(l.PerMinute, l.PerHour) - 1; len(sent) > keep {
-		sent = sent[len(sent)-keep:]
-	}
-	return at, true, append(sent, at)
 }

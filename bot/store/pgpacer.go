@@ -8,7 +8,7 @@ import (
 )
 
 // pacerSchema is the pacers' table: one row per installation, holding its
-// bookings in force (at most PaceLimits' larger limit of them) and the end
+// newest bookings (as many as the larger limit looks back at) and the end
 // of its block. It is self-contained, so that it may run under any
 // version number of the migrations.
 const pacerSchema = `
@@ -47,8 +47,9 @@ func (g *PgPacer) clock(db time.Time) time.Time {
 }
 
 // Reserve implements Pacer: in one transaction it locks the
-// installation's row (making it on first use), reads its bookings and
-// block, and writes the booking.
+// installation's row (making it on first use) and reads no more of it than
+// the lookback and the block, then appends the booking, dropping the
+// oldest beyond PaceLimits.keep.
 func (g *PgPacer) Reserve(ctx context.Context, installation int64, max time.Duration) (time.Duration, bool, error) {
 	if err := g.p.check(ctx); err != nil {
 		return 0, false, err
@@ -59,34 +60,57 @@ func (g *PgPacer) Reserve(ctx context.Context, installation int64, max time.Dura
 	)
 	err := pgx.BeginFunc(ctx, g.p.pool, func(tx pgx.Tx) error {
 		var (
-			sent    []time.Time
-			blocked *time.Time
-			db      time.Time
+			last, minute, hour, blocked *time.Time
+			db                          time.Time
 		)
-		// The no-op update locks the row and returns it in one statement.
-		if err := tx.QueryRow(ctx, `
+		// A booking lost in a crash is harmless (it only made the
+		// budget stricter), so the commit does not wait for the disk.
+		// The no-op update locks the row and returns it in one
+		// statement; a subscript out of the array is NULL. Both go in
+		// one round trip.
+		b := &pgx.Batch{}
+		b.Queue(`SET LOCAL synchronous_commit TO off`)
+		b.Queue(`
 INSERT INTO gcloop_pace AS p (installation) VALUES ($1)
 ON CONFLICT (installation) DO UPDATE SET installation = p.installation
-RETURNING p.sent, p.blocked_until, clock_timestamp()`, installation).Scan(&sent, &blocked, &db); err != nil {
+RETURNING p.sent[cardinality(p.sent)], p.sent[cardinality(p.sent) - $2 + 1], p.sent[cardinality(p.sent) - $3 + 1],
+	p.blocked_until, clock_timestamp()`, installation, g.limits.PerMinute, g.limits.PerHour)
+		br := tx.SendBatch(ctx, b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+		if err := br.QueryRow().Scan(&last, &minute, &hour, &blocked, &db); err != nil {
+			br.Close()
+			return err
+		}
+		if err := br.Close(); err != nil {
 			return err
 		}
 		now := g.clock(db)
-		var until time.Time
-		if blocked != nil {
-			until = *blocked
-		}
-		at, ok, out := g.limits.reserve(sent, until, now, max)
-		wait, booked = at.Sub(now), ok
-		if !ok {
+		at := g.limits.next(lookback{last: deref(last), minute: deref(minute), hour: deref(hour)}, deref(blocked), now)
+		wait = at.Sub(now)
+		if wait > max {
 			return nil
 		}
-		_, err := tx.Exec(ctx, `UPDATE gcloop_pace SET sent = $2 WHERE installation = $1`, installation, out)
+		booked = true
+		_, err := tx.Exec(ctx, `
+UPDATE gcloop_pace SET sent = sent[greatest(cardinality(sent) - $2 + 2, 1):cardinality(sent)] || $3::timestamptz
+WHERE installation = $1`, installation, g.limits.keep(), at)
 		return err
 	})
 	if err != nil {
 		return 0, false, g.p.wrap("pace: reserve", err)
 	}
 	return wait, booked, nil
+}
+
+// deref is *t, or the zero time for nil (SQL's NULL).
+func deref(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
 
 // Blocked implements Pacer.
@@ -106,7 +130,7 @@ SELECT (SELECT blocked_until FROM gcloop_pace WHERE installation = $1), clock_ti
 	if blocked == nil {
 		return 0, nil
 	}
-	return max(blocked.Sub(g.clock(db)), 0), nil
+	return max(blocked.Sub(g.clock(db)), 0), nil // a block long over is 0
 }
 
 // Block implements Pacer.
