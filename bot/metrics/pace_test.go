@@ -1,6 +1,9 @@
 package metrics
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,5 +34,20 @@ func TestPacing(t *testing.T) {
 	}
 	if v, ok := got[`gcloop_github_blocked_seconds_count{installation="7"}`]; ok {
 		t.Errorf("installation 7 has %s blocks; want no series", v)
+	}
+}
+
+// TestDocsListPacingMetrics: docs/bot.md names the pacer's metrics.
+func TestDocsListPacingMetrics(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "bot.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New().Pacing()
+	for _, name := range append(p.waits.names(), p.blocks.names()...) {
+		if !strings.Contains(string(doc), "`"+name+"`") {
+			t.Errorf("docs/bot.md does not name %s", name)
+		}
 	}
 }
