@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/round"
 )
 
@@ -59,3 +60,54 @@ func TestLiveConfigIsRevalidated(t *testing.T) {
 		t.Errorf("a missing file: %v, %v; want nil, nil", got, err)
 	}
 }
+
+// BenchmarkLiveConfig reads a configuration file from the fake GitHub: a
+// client without a cache gets a 200 and parses the file each time; one with
+// a cache gets a 304 and the file parsed before.
+func BenchmarkLiveConfig(b *testing.B) {
+	gh := ghfake.New(b)
+	gh.AddRepo(owner, repo, 100, "main")
+	gh.AddToken(token, bot, true)
+	gh.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte(benchConfig))
+	for _, cache := range []*ghclient.ContentCache{nil, ghclient.NewContentCache(0)} {
+		name := "fresh"
+		if cache != nil {
+			name = "revalidated"
+		}
+		b.Run(name, func(b *testing.B) {
+			c, err := ghclient.New(ghclient.Options{Token: token, BaseURL: gh.URL(), Contents: cache})
+			if err != nil {
+				b.Fatal(err)
+			}
+			l := &round.Live{Client: c, Owner: owner, Repo: repo, Token: token}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := l.Config(ctx, "", ".github/gcloop.yml"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// benchConfig is a configuration of every loop, as a repository with
+// several loops writes it.
+const benchConfig = `review:
+  max_rounds: 3
+  threshold: 8
+  labels: [gcloop, review]
+  bot:
+    artifacts: [review-results]
+audit:
+  max_rounds: 2
+  audit:
+    partial: revise
+coverage:
+  layers: {L1: 80, L2: 60}
+  commit: true
+  test_patterns: ["**/*_test.go"]
+  forbidden_markers: ["t.Skip("]
+  bot:
+    artifacts: [coverage]
+`
