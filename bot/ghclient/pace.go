@@ -15,9 +15,9 @@ import (
 type Pacer interface {
 	// Reserve books the earliest moment at which installation may send
 	// one content-creating request and returns the wait until then; when
-	// the wait would be longer than max it books nothing and returns
+	// the wait would be longer than within it books nothing and returns
 	// booked false.
-	Reserve(ctx context.Context, installation int64, max time.Duration) (wait time.Duration, booked bool, err error)
+	Reserve(ctx context.Context, installation int64, within time.Duration) (wait time.Duration, booked bool, err error)
 	// Blocked returns how long installation must still send nothing.
 	Blocked(ctx context.Context, installation int64) (time.Duration, error)
 	// Block records that GitHub asked installation to send nothing for d.

@@ -38,7 +38,7 @@ func NewMemPacer(limits PaceLimits, now func() time.Time) *MemPacer {
 const minSweep = 64
 
 // Reserve implements Pacer.
-func (m *MemPacer) Reserve(ctx context.Context, installation int64, max time.Duration) (time.Duration, bool, error) {
+func (m *MemPacer) Reserve(ctx context.Context, installation int64, within time.Duration) (time.Duration, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, false, err
 	}
@@ -47,7 +47,7 @@ func (m *MemPacer) Reserve(ctx context.Context, installation int64, max time.Dur
 	now := m.now()
 	p := m.inst(installation, now)
 	at := m.limits.next(m.limits.lookbackOf(p.sent), p.blocked, now)
-	if at.Sub(now) > max {
+	if at.Sub(now) > within {
 		return at.Sub(now), false, nil
 	}
 	// Bookings beyond keep are dropped in one copy every keep bookings.

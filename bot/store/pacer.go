@@ -20,10 +20,10 @@ type Pacer interface {
 	// Reserve books the earliest moment from now on at which installation
 	// may send one content-creating request, and returns the wait until
 	// then. A booking is final: the request counts against the budget
-	// whether it is sent or not. When the wait would be longer than max,
+	// whether it is sent or not. When the wait would be longer than within,
 	// nothing is booked and booked is false; wait is then what it would
 	// have been.
-	Reserve(ctx context.Context, installation int64, max time.Duration) (wait time.Duration, booked bool, err error)
+	Reserve(ctx context.Context, installation int64, within time.Duration) (wait time.Duration, booked bool, err error)
 
 	// Blocked returns how long installation must still send nothing;
 	// 0 when no block is in force.

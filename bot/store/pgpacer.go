@@ -50,7 +50,7 @@ func (g *PgPacer) clock(db time.Time) time.Time {
 // installation's row (making it on first use) and reads no more of it than
 // the lookback and the block, then appends the booking, dropping the
 // oldest beyond PaceLimits.keep.
-func (g *PgPacer) Reserve(ctx context.Context, installation int64, max time.Duration) (time.Duration, bool, error) {
+func (g *PgPacer) Reserve(ctx context.Context, installation int64, within time.Duration) (time.Duration, bool, error) {
 	if err := g.p.check(ctx); err != nil {
 		return 0, false, err
 	}
@@ -90,7 +90,7 @@ RETURNING p.sent[cardinality(p.sent)], p.sent[cardinality(p.sent) - $2 + 1], p.s
 		now := g.clock(db)
 		at := g.limits.next(lookback{last: deref(last), minute: deref(minute), hour: deref(hour)}, deref(blocked), now)
 		wait = at.Sub(now)
-		if wait > max {
+		if wait > within {
 			return nil
 		}
 		booked = true
