@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // ContentCache keeps GitHub's answers to the GET requests a caller marks
@@ -25,6 +26,8 @@ type ContentCache struct {
 	ll    *list.List // of *cachedAnswer, most recently used first
 	byKey map[cacheKey]*list.Element
 	bytes int
+
+	notModified, fetched atomic.Int64 // answers to marked requests, for Stats
 }
 
 // Limits of a ContentCache's memory.
@@ -60,6 +63,13 @@ func NewContentCache(entries int) *ContentCache {
 		entries = DefaultContentCacheEntries
 	}
 	return &ContentCache{maxEntries: entries, ll: list.New(), byKey: map[cacheKey]*list.Element{}}
+}
+
+// Stats counts the marked requests answered so far: notModified served
+// from the cache after a 304, fetched answered in full (a first read, a
+// change, or an answer that is not kept).
+func (c *ContentCache) Stats() (notModified, fetched int64) {
+	return c.notModified.Load(), c.fetched.Load()
 }
 
 // Len is the number of answers kept.
@@ -169,11 +179,14 @@ func (t *Transport) revalidate(req *http.Request, r *Revalidation) (*http.Respon
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case resp.StatusCode == http.StatusNotModified && old != nil:
+	if resp.StatusCode == http.StatusNotModified && old != nil {
 		drain(resp)
 		r.answer, r.notModified = old, true
+		c.notModified.Add(1)
 		return served(resp, old), nil
+	}
+	c.fetched.Add(1)
+	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		c.drop(key)
 	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":

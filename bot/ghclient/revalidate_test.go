@@ -95,6 +95,9 @@ func TestContentCacheRevalidates(t *testing.T) {
 	if cache.Len() != 2 {
 		t.Errorf("the cache holds %d answers; want 2 (one per installation)", cache.Len())
 	}
+	if nm, f := cache.Stats(); nm != 1 || f != 3 {
+		t.Errorf("Stats = %d not modified, %d fetched; want 1 and 3 (the unmarked read is not counted)", nm, f)
+	}
 }
 
 func lastStatus(gh *ghfake.Server) int {

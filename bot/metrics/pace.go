@@ -46,3 +46,29 @@ func (p *Pacing) Wait(installation int64, write bool, d time.Duration) {
 func (p *Pacing) Block(installation int64, d time.Duration) {
 	p.blocks.observe(d.Seconds(), strconv.FormatInt(installation, 10))
 }
+
+// ConfigReads exports the repository configuration's reads (stats, read
+// at each scrape: ghclient.ContentCache's Stats) as
+// gcloop_github_config_reads_total by result: not_modified (a 304, no
+// quota spent) or fetched.
+func (m *Metrics) ConfigReads(stats func() (notModified, fetched int64)) {
+	m.reg.register(configReads{stats: stats})
+}
+
+type configReads struct {
+	stats func() (notModified, fetched int64)
+}
+
+const configReadsName = "gcloop_github_config_reads_total"
+
+func (configReads) names() []string { return []string{configReadsName} }
+
+func (c configReads) collect(out []family) []family {
+	notModified, fetched := c.stats()
+	return append(out, family{name: configReadsName, kind: counter, labels: []string{"result"},
+		help: "Reads of repository configuration files by this replica, by result: not_modified (revalidated with If-None-Match; GitHub answered 304, which costs no quota) or fetched.",
+		samples: []sample{
+			{values: []string{"fetched"}, value: float64(fetched)},
+			{values: []string{"not_modified"}, value: float64(notModified)},
+		}})
+}

@@ -37,7 +37,23 @@ func TestPacing(t *testing.T) {
 	}
 }
 
-// TestDocsListPacingMetrics: docs/bot.md names the pacer's metrics.
+func TestConfigReads(t *testing.T) {
+	t.Parallel()
+	m := New()
+	m.ConfigReads(func() (int64, int64) { return 7, 2 })
+	got := scrape(t, m)
+	for k, v := range map[string]string{
+		`gcloop_github_config_reads_total{result="not_modified"}`: "7",
+		`gcloop_github_config_reads_total{result="fetched"}`:      "2",
+	} {
+		if got[k] != v {
+			t.Errorf("%s = %q; want %q", k, got[k], v)
+		}
+	}
+}
+
+// TestDocsListPacingMetrics: docs/bot.md names the pacer's and the
+// config cache's metrics.
 func TestDocsListPacingMetrics(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "bot.md"))
@@ -45,7 +61,7 @@ func TestDocsListPacingMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := New().Pacing()
-	for _, name := range append(p.waits.names(), p.blocks.names()...) {
+	for _, name := range append(append(p.waits.names(), p.blocks.names()...), configReadsName) {
 		if !strings.Contains(string(doc), "`"+name+"`") {
 			t.Errorf("docs/bot.md does not name %s", name)
 		}

@@ -101,6 +101,7 @@ func (s *Server) github(o ghclient.Options) ghclient.Options {
 	pacing := s.metrics.Pacing()
 	o.OnWait, o.OnBlock = pacing.Wait, pacing.Block
 	o.Contents = ghclient.NewContentCache(b.ConfigCache)
+	s.metrics.ConfigReads(o.Contents.Stats)
 	return o
 }
 
