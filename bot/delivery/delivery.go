@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/artifact"
+	"github.com/gcloop/gcloop/bot/command"
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
@@ -113,8 +114,15 @@ func (h *Handler) now() time.Time {
 }
 
 // command handles a /gc command; a command naming no loop goes to the only
-// loop the repository configures, if it configures exactly one.
+// loop the repository configures, if it configures exactly one. A comment
+// that runs no command — most comments: no /gc line, or written by a bot,
+// gcloop's own reports included — is ignored before any request to GitHub.
 func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) error {
+	c := ev.GetComment()
+	if _, _, ok := command.Filter(command.Event{Action: ev.GetAction(), IsPR: ev.GetIssue().IsPullRequest(),
+		Body: c.GetBody(), Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType()}); !ok {
+		return ErrIgnored
+	}
 	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), &round.Event{Name: "issue_comment", Comment: ev, Actor: ev.GetSender().GetLogin()}, round.Options{Check: true})
 	if err != nil {
 		return err

@@ -105,8 +105,12 @@ func (l *Live) PullsWithCommit(ctx context.Context, sha string) ([]*github.PullR
 
 // Config implements GitHub: the file is read from ref (the base branch,
 // never the PR head); a missing file is nil.
+// The file is revalidated with If-None-Match when the client keeps a
+// ghclient.ContentCache: an unchanged file costs no quota and is not
+// parsed again (the parsed file is shared; nothing changes it).
 func (l *Live) Config(ctx context.Context, ref, name string) (*config.File, error) {
-	fc, _, resp, err := l.Client.Repositories.GetContents(ctx, l.Owner, l.Repo, name, &github.RepositoryContentGetOptions{Ref: ref})
+	rv := &ghclient.Revalidation{}
+	fc, _, resp, err := l.Client.Repositories.GetContents(ghclient.Revalidate(ctx, rv), l.Owner, l.Repo, name, &github.RepositoryContentGetOptions{Ref: ref})
 	if resp != nil && resp.StatusCode == http.StatusNotFound {
 		return nil, nil
 	}
@@ -116,11 +120,18 @@ func (l *Live) Config(ctx context.Context, ref, name string) (*config.File, erro
 	if fc == nil {
 		return nil, fmt.Errorf("read %s from %s: a directory, not a file", name, ref)
 	}
+	if f, ok := rv.Kept().(*config.File); ok && f.Name == name {
+		return f, nil
+	}
 	text, err := fc.GetContent()
 	if err != nil {
 		return nil, fmt.Errorf("read %s from %s: %w", name, ref, err)
 	}
-	return config.Parse(name, strings.NewReader(text))
+	f, err := config.Parse(name, strings.NewReader(text))
+	if err == nil {
+		rv.Keep(f)
+	}
+	return f, err
 }
 
 // FindReport implements GitHub.

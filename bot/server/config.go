@@ -45,6 +45,9 @@ var Vars = []Var{
 	{"GCLOOP_STATE_KEY", "state-key", "a key that seals the loop state in report comments"},
 	{"GCLOOP_WORKERS", "workers", "deliveries worked on at once by this replica (default 4)"},
 	{"GCLOOP_LEASE", "lease", "how long a claimed delivery stays a replica's without its heartbeat; then another replica takes it over (default 60s)"},
+	{"GCLOOP_GITHUB_WRITES_PER_MINUTE", "github-writes-per-minute", "content-creating GitHub requests per installation in any minute, all replicas together (default 80)"},
+	{"GCLOOP_GITHUB_WRITES_PER_HOUR", "github-writes-per-hour", "content-creating GitHub requests per installation in any hour, all replicas together (default 500)"},
+	{"GCLOOP_CONFIG_CACHE", "config-cache", "repository configuration files kept for revalidation with If-None-Match, per replica (default 2048)"},
 }
 
 // DefaultListen is where the bot listens without GCLOOP_LISTEN.
@@ -71,6 +74,8 @@ type Config struct {
 	StateKey          string
 	Workers           int
 	Lease             time.Duration // 0: the workers' default
+	// Budget is GitHub's: the pacer's limits and the config cache.
+	Budget Budget
 }
 
 // ConfigErrors are every mistake of a configuration, one line each.
@@ -207,6 +212,7 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 			c.Lease = d
 		}
 	}
+	c.Budget = gatherBudget(v, bad)
 	if len(errs) > 0 {
 		return nil, errs
 	}

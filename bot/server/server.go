@@ -103,7 +103,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 	}
 	s.clients, err = appauth.New(appauth.Options{
 		AppID: cfg.AppID, Key: cfg.Key, Token: cfg.Token,
-		GitHub: ghclient.Options{BaseURL: cfg.APIURL, Base: s.metrics.Transport(base), Logf: s.logf},
+		GitHub: s.github(ghclient.Options{BaseURL: cfg.APIURL, Base: s.metrics.Transport(base), Logf: s.logf}),
 	})
 	if err != nil {
 		return nil, err

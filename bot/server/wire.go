@@ -10,6 +10,7 @@ import (
 	"github.com/gcloop/gcloop/bot/dash"
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/feed"
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/metrics"
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
@@ -84,6 +85,24 @@ func (s *Server) wire() error {
 		shutdown: hub.Shutdown,
 	})
 	return nil
+}
+
+// github adds to o what every GitHub client of the bot shares: the pacer
+// of each installation's budget — in PostgreSQL, shared by every replica,
+// or this replica's own with the in-memory store — and its metrics, and
+// the cache that revalidates repository configuration files.
+func (s *Server) github(o ghclient.Options) ghclient.Options {
+	b := s.cfg.Budget
+	if pg, ok := s.store.(*store.Postgres); ok {
+		o.Pacer = pg.Pacer(b.Writes, nil)
+	} else {
+		o.Pacer = store.NewMemPacer(b.Writes, nil)
+	}
+	pacing := s.metrics.Pacing()
+	o.OnWait, o.OnBlock = pacing.Wait, pacing.Block
+	o.Contents = ghclient.NewContentCache(b.ConfigCache)
+	s.metrics.ConfigReads(o.Contents.Stats)
+	return o
 }
 
 // webURL is GitHub's web root for the REST root api: a GitHub Enterprise
