@@ -79,7 +79,7 @@ func TestRunnerInProcess(t *testing.T) {
 	t.Run("a live round on a pull request", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t, nil)
-		res, log, err := w.inProcess(t, w.prEvent(), map[string]string{"evidence": "review-results.json, missing.json"},
+		res, log, err := w.inProcess(t, w.prEvent(), map[string]string{"evidence": "review-results.json"},
 			map[string]string{"review-results.json": string(review)}, false)
 		if err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func TestRunnerInProcess(t *testing.T) {
 		if res.Decision.Outcome != decide.Fix || len(res.Issues) != 2 || res.CommentURL == "" || res.Check == nil {
 			t.Errorf("outcome %s, issues %v, comment %q, check %v", res.Decision.Outcome, res.Issues, res.CommentURL, res.Check)
 		}
-		mustContain(t, "log", log, "::group::gcloop: inputs", "gcloop: evidence missing.json: not found in the workspace", "gcloop: issues: opened #")
+		mustContain(t, "log", log, "::group::gcloop: inputs", "gcloop: evidence review-results.json: read as review", "gcloop: issues: opened #")
 		if len(res.EvidenceFiles) != 1 || res.EvidenceFiles[0] != "review-results.json" {
 			t.Errorf("evidence files %v", res.EvidenceFiles)
 		}

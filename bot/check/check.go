@@ -256,10 +256,11 @@ func short(sha string) string { return sha[:min(len(sha), 7)] }
 
 // ConclusionOf is the check run conclusion of a decision: success when it
 // converged (approved included), action_required for a fix round, failure
-// for an escalation (an abort included), neutral when it was cut short.
+// for an escalation (an abort included), neutral when it was cut short or
+// converged without the data it judges (Decision.WithoutData).
 func ConclusionOf(d *decide.Decision) string {
 	switch {
-	case d.Status == decide.StatusPartial:
+	case d.Status == decide.StatusPartial, d.WithoutData != "":
 		return Neutral
 	case d.Outcome == decide.Converge:
 		return Success
