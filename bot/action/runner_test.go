@@ -105,7 +105,11 @@ func TestRunnerInProcess(t *testing.T) {
 		if res.Decision.MaxRounds != 5 || len(res.Planned) != 2 || !strings.Contains(res.Report, "gcloop:report review") {
 			t.Errorf("max rounds %d (the workspace configuration), %d planned, report %q", res.Decision.MaxRounds, len(res.Planned), res.Report)
 		}
-		mustContain(t, "log", log, "effects: none, a dry run writes nothing to GitHub")
+		mustContain(t, "log", log, "effects: none, a dry run writes nothing to GitHub",
+			"check run gcloop / review: action_required, planned (a dry run writes none)")
+		if strings.Contains(log, "written (id") {
+			t.Errorf("the dry run's log says a check run was written:\n%s", log)
+		}
 		if n := len(w.gh.Requests()) - from; n != 0 {
 			t.Errorf("a dry run made %d requests", n)
 		}

@@ -105,6 +105,9 @@ type Result struct {
 	// was written instead; Note then says why, for the report.
 	Status bool
 	Note   string
+	// Planned is set by a dry run, which records the check run and writes
+	// nothing.
+	Planned bool
 	// Requests counts the requests made.
 	Requests int
 }

@@ -44,6 +44,7 @@ func (e *Engine) publishCheck(ctx context.Context, res *Result, sha string, prev
 	if out.Note != "" {
 		d.Notes = append(d.Notes, out.Note)
 	}
+	res.checkPlanned = out.Planned
 	rec.Check = &decide.CheckRecord{ID: out.ID, Status: out.Status, Digest: digest}
 }
 

@@ -79,6 +79,8 @@ type Result struct {
 	// APIError is the first GitHub failure that stopped the run's effects;
 	// the decision is then partial.
 	APIError error
+	// checkPlanned: a dry run recorded the check run (Check) and wrote none.
+	checkPlanned bool
 }
 
 // apiDown records the first GitHub failure.
@@ -212,7 +214,7 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 		last := &st.Rounds[len(st.Rounds)-1]
 		e.publishCheck(ctx, res, sha, prevCheck, last)
 		d.History[len(d.History)-1].Check = last.Check
-		logCheck(lg, d.ID, last.Check, prevCheck)
+		logCheck(lg, d.ID, last.Check, prevCheck, res)
 	}
 	if ctx.Err() != nil {
 		e.partial(d, ctx.Err())
