@@ -107,6 +107,12 @@ type Decision struct {
 	Time time.Time
 	// History holds every round of the loop, oldest first, this one last.
 	History []RoundRecord
+	// WithoutData says why a loop converged without the data it judges —
+	// a critique with no critique data, or with data that could not be
+	// read (the loop's own fallback) — naming the file; "" otherwise. The
+	// report leads with it and the check run is neutral; the decision
+	// JSON does not carry it.
+	WithoutData string
 }
 
 // Converged reports whether the decision ends the loop successfully.

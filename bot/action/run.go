@@ -122,13 +122,9 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 
 // readEvidence reads the workspace evidence and the artifacts.
 func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evidence, error) {
-	files, notes, err := workspaceFiles(r.Ctx.Workspace, r.Opts.Evidence)
+	files, err := workspaceFiles(r.Ctx.Workspace, r.Opts.Evidence)
 	if err != nil {
 		return nil, err
-	}
-	res.Notes = append(res.Notes, notes...)
-	for _, n := range notes {
-		r.Log.Note(n) // before any failure of the round
 	}
 	res.EvidenceFiles = files
 	pieces, err := readWorkspaceEvidence(r.Ctx.Workspace, files, r.Opts.Loop)

@@ -79,7 +79,7 @@ func TestRunnerInProcess(t *testing.T) {
 	t.Run("a live round on a pull request", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t, nil)
-		res, log, err := w.inProcess(t, w.prEvent(), map[string]string{"evidence": "review-results.json, missing.json"},
+		res, log, err := w.inProcess(t, w.prEvent(), map[string]string{"evidence": "review-results.json"},
 			map[string]string{"review-results.json": string(review)}, false)
 		if err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func TestRunnerInProcess(t *testing.T) {
 		if res.Decision.Outcome != decide.Fix || len(res.Issues) != 2 || res.CommentURL == "" || res.Check == nil {
 			t.Errorf("outcome %s, issues %v, comment %q, check %v", res.Decision.Outcome, res.Issues, res.CommentURL, res.Check)
 		}
-		mustContain(t, "log", log, "::group::gcloop: inputs", "gcloop: evidence missing.json: not found in the workspace", "gcloop: issues: opened #")
+		mustContain(t, "log", log, "::group::gcloop: inputs", "gcloop: evidence review-results.json: read as review", "gcloop: issues: opened #")
 		if len(res.EvidenceFiles) != 1 || res.EvidenceFiles[0] != "review-results.json" {
 			t.Errorf("evidence files %v", res.EvidenceFiles)
 		}
@@ -105,7 +105,11 @@ func TestRunnerInProcess(t *testing.T) {
 		if res.Decision.MaxRounds != 5 || len(res.Planned) != 2 || !strings.Contains(res.Report, "gcloop:report review") {
 			t.Errorf("max rounds %d (the workspace configuration), %d planned, report %q", res.Decision.MaxRounds, len(res.Planned), res.Report)
 		}
-		mustContain(t, "log", log, "effects: none, a dry run writes nothing to GitHub")
+		mustContain(t, "log", log, "effects: none, a dry run writes nothing to GitHub",
+			"check run gcloop / review: action_required, planned (a dry run writes none)")
+		if strings.Contains(log, "written (id") {
+			t.Errorf("the dry run's log says a check run was written:\n%s", log)
+		}
 		if n := len(w.gh.Requests()) - from; n != 0 {
 			t.Errorf("a dry run made %d requests", n)
 		}

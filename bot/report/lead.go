@@ -27,6 +27,10 @@ func (w *writer) why() {
 		}
 		parts = append(parts, s, w.findingsWhy())
 	case decide.Critique:
+		if d.WithoutData != "" {
+			parts = append(parts, "converged without critique data: "+w.text(d.WithoutData))
+			break
+		}
 		parts = append(parts, w.findingsWhy())
 	case decide.Validation:
 		parts = append(parts, w.regressionsWhy())

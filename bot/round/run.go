@@ -79,6 +79,8 @@ type Result struct {
 	// APIError is the first GitHub failure that stopped the run's effects;
 	// the decision is then partial.
 	APIError error
+	// checkPlanned: a dry run recorded the check run (Check) and wrote none.
+	checkPlanned bool
 }
 
 // apiDown records the first GitHub failure.
@@ -282,7 +284,7 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 		last := &st.Rounds[len(st.Rounds)-1]
 		e.publishCheck(ctx, res, sha, prevCheck, last)
 		d.History[len(d.History)-1].Check = last.Check
-		logCheck(lg, d.ID, last.Check, prevCheck)
+		logCheck(lg, d.ID, last.Check, prevCheck, res)
 		if last.Check != nil {
 			kept.check = last.Check
 		}
