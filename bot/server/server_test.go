@@ -225,9 +225,18 @@ func TestShutdownClosesWebsocketsWith1001(t *testing.T) {
 	t.Parallel()
 	s := tokenServer(t, ghfake.New(t)) // loopback: the test's requests may look
 	base, stop := serve(t, s)
-	conn, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
-	if err != nil {
-		t.Fatalf("dial /ws: %v (%v)", err, resp)
+	// The feed answers 503 "feed starting" until its subscription to the
+	// store is up: dial again, as a browser's dashboard does.
+	var conn *websocket.Conn
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
+		if err == nil {
+			conn = c
+			break
+		}
+		if resp == nil || resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("dial /ws: %v (%v)", err, resp)
+		}
 	}
 	defer conn.Close()
 	got := make(chan error, 1)
