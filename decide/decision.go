@@ -107,6 +107,10 @@ type Decision struct {
 	Time time.Time
 	// History holds every round of the loop, oldest first, this one last.
 	History []RoundRecord
+	// Refused, when set, is why the driver refused the round's evidence
+	// before reading it (an artifact over its budget, a zip bomb): one
+	// line naming what and the limit. Nothing was judged.
+	Refused string
 }
 
 // Converged reports whether the decision ends the loop successfully.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/appauth"
+	"github.com/gcloop/gcloop/bot/artifact"
 	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
@@ -45,6 +46,7 @@ var Vars = []Var{
 	{"GCLOOP_STATE_KEY", "state-key", "a key that seals the loop state in report comments"},
 	{"GCLOOP_WORKERS", "workers", "deliveries worked on at once by this replica (default 4)"},
 	{"GCLOOP_LEASE", "lease", "how long a claimed delivery stays a replica's without its heartbeat; then another replica takes it over (default 60s)"},
+	{"GCLOOP_ARTIFACT_BUDGET", "artifact-budget", "the bytes a round may unpack from a run's artifacts, such as 64MiB (default); a round over it is refused with a neutral check"},
 }
 
 // DefaultListen is where the bot listens without GCLOOP_LISTEN.
@@ -71,6 +73,8 @@ type Config struct {
 	StateKey          string
 	Workers           int
 	Lease             time.Duration // 0: the workers' default
+	// ArtifactBudget is the bytes a round may unpack from its artifacts.
+	ArtifactBudget int64
 }
 
 // ConfigErrors are every mistake of a configuration, one line each.
@@ -207,11 +211,26 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 			c.Lease = d
 		}
 	}
+	c.ArtifactBudget = artifact.DefaultBudget
+	if b := v("GCLOOP_ARTIFACT_BUDGET"); b != "" {
+		n, err := artifact.ParseSize(b)
+		if err != nil || n < MinArtifactBudget || n > MaxArtifactBudget {
+			bad("GCLOOP_ARTIFACT_BUDGET %q: want a size from %s to %s, such as 64MiB", b, artifact.Size(MinArtifactBudget), artifact.Size(MaxArtifactBudget))
+		} else {
+			c.ArtifactBudget = n
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return c, nil
 }
+
+// The range of GCLOOP_ARTIFACT_BUDGET.
+const (
+	MinArtifactBudget = 1 << 20
+	MaxArtifactBudget = 4 << 30
+)
 
 func absoluteURL(s string) error {
 	u, err := url.Parse(s)
