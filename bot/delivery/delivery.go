@@ -199,8 +199,11 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 		// A bomb, an artifact over the budget, an unsafe or broken zip: a
 		// neutral round that says so, and the delivery is done — trying
 		// again would refuse it again.
-		budget := cmp.Or(max(lim.Budget, 0), artifact.DefaultBudget)
-		why := fmt.Sprintf("%v (the bot unpacks at most %s of artifacts per round: GCLOOP_ARTIFACT_BUDGET)", err, artifact.Size(budget))
+		why := err.Error()
+		if errors.Is(err, artifact.ErrTooLarge) {
+			budget := cmp.Or(max(lim.Budget, 0), artifact.DefaultBudget)
+			why += fmt.Sprintf(" (the bot unpacks at most %s of artifacts per round: GCLOOP_ARTIFACT_BUDGET)", artifact.Size(budget))
+		}
 		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": why, "refused": true})
 		if err := e.Refuse(ctx, pull, why, res); err != nil {
 			h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
