@@ -61,7 +61,7 @@ func Download(ctx context.Context, gh artifactsAPI, owner, repo string, id, anno
 	if slack := announced + announced/4 + 64<<10; announced > 0 && slack < limit {
 		limit, why = slack, fmt.Sprintf("well past the %d bytes the artifact list announced", announced)
 	}
-	sp, err := newSpool(lim.Dir)
+	sp, err := newSpool(lim.Dir, lim.Dir == "")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -141,7 +141,7 @@ func fetch(ctx context.Context, plain *http.Client, u *url.URL, sp *Spool, limit
 	if resp.ContentLength > limit {
 		return false, fmt.Errorf("download from %s: %d bytes, %s: %w", u.Host, resp.ContentLength, why, ErrTooLarge)
 	}
-	n, err := io.Copy(sp.f, io.LimitReader(resp.Body, limit+1))
+	n, err := io.Copy(sp, io.LimitReader(resp.Body, limit+1))
 	sp.Size = n
 	if n > limit {
 		return false, fmt.Errorf("download from %s: %s: %w", u.Host, why, ErrTooLarge)

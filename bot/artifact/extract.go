@@ -32,7 +32,7 @@ type Limits struct {
 	// MaxFile is the uncompressed bytes of one file; default the budget.
 	MaxFile int64
 	// Dir is where downloads are spooled; "" = the system's temporary
-	// directory.
+	// directory, or memory (at most MaxZip) where that cannot be written.
 	Dir string
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -143,7 +144,7 @@ func TestCountMagic(t *testing.T) {
 func TestSpoolLeavesNoFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	sp, err := newSpool(dir)
+	sp, err := newSpool(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +164,33 @@ func TestSpoolLeavesNoFile(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("after Close, %s is still in the directory", left[0].Name())
+	}
+}
+
+func TestSpoolInMemoryWhereNoDirectoryCanBeWritten(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir")
+	if _, err := newSpool(missing, false); err == nil {
+		t.Fatal("a spool in a missing directory, without the memory fallback")
+	}
+	sp, err := newSpool(missing, true)
+	if err != nil || !sp.InMemory() {
+		t.Fatalf("newSpool = %v, in memory %v; want a spool in memory", err, sp != nil && sp.InMemory())
+	}
+	data := buildZip(t, entry{name: "review-results.json", data: review})
+	sp.Write(data[:10])
+	sp.reset()
+	sp.Write(data)
+	sp.Size = int64(len(data))
+	var fed []string
+	if _, err := Unpack("art", sp, sp.Size, Limits{}, &Budget{}, load.SniffLen, load.Known, func(file string, r io.Reader) error {
+		fed = append(fed, file)
+		return nil
+	}); err != nil || len(fed) != 1 {
+		t.Fatalf("Unpack from memory: %v, fed %v", err, fed)
+	}
+	if err := sp.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
