@@ -96,8 +96,9 @@ func TestBotSurvivesAZipBomb(t *testing.T) {
 		bin = gcloop(t)
 	}
 	w := newWorld(t)
+	tmp := t.TempDir()
 	b := startBot(t, bin, "GCLOOP_WEBHOOK_SECRET="+secret, fmt.Sprintf("GCLOOP_APP_ID=%d", appID),
-		"GCLOOP_APP_PRIVATE_KEY_FILE="+w.keyFile, "GITHUB_API_URL="+w.gh.URL(), "TMPDIR="+t.TempDir())
+		"GCLOOP_APP_PRIVATE_KEY_FILE="+w.keyFile, "GITHUB_API_URL="+w.gh.URL(), "TMPDIR="+tmp)
 	idle := peakRSS(t, b.cmd.Process.Pid)
 
 	bomb := findingsBomb(t, 16, 1000<<20/16)
@@ -143,6 +144,9 @@ func TestBotSurvivesAZipBomb(t *testing.T) {
 	}
 	if runs := w.gh.CheckRuns(owner, repo); len(runs) != 1 || runs[0].Conclusion != "neutral" {
 		t.Errorf("check runs %+v, want one neutral", runs)
+	}
+	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+		t.Errorf("the bot's temporary directory holds %v (%v), want nothing left of the download", left, err)
 	}
 
 	// The next delivery is worked on as usual: the bot is alive and the
