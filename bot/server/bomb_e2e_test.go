@@ -131,8 +131,9 @@ func TestBotSurvivesAZipBomb(t *testing.T) {
 	took := time.Since(start)
 	peak := peakRSS(t, b.cmd.Process.Pid)
 	t.Logf("a %d-byte zip of 16 × %d bytes: worked on in %v; peak RSS %.1f MiB (%.1f MiB idle)", len(bomb), 1000<<20/16, took.Round(time.Millisecond), float64(peak)/(1<<20), float64(idle)/(1<<20))
-	if !strings.Contains(metrics, `gcloop_deliveries_total{event="workflow_run",result="done"} 1`) {
-		t.Errorf("the bomb's delivery failed, want it done (refused):\n%s", b.logs())
+	if !strings.Contains(metrics, `gcloop_deliveries_total{event="workflow_run",result="done"} 1`) ||
+		!strings.Contains(metrics, "gcloop_artifacts_refused_total 1") {
+		t.Errorf("the bomb's delivery is not done and counted as refused:\n%s", b.logs())
 	}
 	if peak > 256<<20 {
 		t.Errorf("peak RSS %d MiB, want under 256 MiB", peak>>20)
