@@ -20,10 +20,12 @@ const VerdictRefused = "REFUSED"
 // Refuse ends a round whose evidence was refused before it could be read:
 // why is one line naming what was refused and the limit. Nothing is
 // judged: the report comment shows the refusal with a neutral check run
-// on the head, and the loop's state stays as it was — no round is
+// on the head, and the loop's state keeps its rounds — no round is
 // recorded, no fix issue opened or closed, nothing dispatched — so the
 // next run on this head, with evidence gcloop can read, is the round the
-// refused one would have been. Refuse returns an error only when GitHub
+// refused one would have been. (A round already judged on this head has
+// its check run turned neutral and forgets it, so that its next judgment
+// writes the check again.) Refuse returns an error only when GitHub
 // cannot be reached or the configuration cannot be read; a driver retries
 // those as any other round.
 func (e *Engine) Refuse(ctx context.Context, pull *Pull, why string, res *Result) error {
