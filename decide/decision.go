@@ -113,6 +113,10 @@ type Decision struct {
 	// report leads with it and the check run is neutral; the decision
 	// JSON does not carry it.
 	WithoutData string
+	// Refused, when set, is why the driver refused the round's evidence
+	// before reading it (an artifact over its budget, a zip bomb): one
+	// line naming what and the limit. Nothing was judged.
+	Refused string
 }
 
 // Converged reports whether the decision ends the loop successfully.

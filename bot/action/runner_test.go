@@ -135,6 +135,26 @@ func TestRunnerInProcess(t *testing.T) {
 			"evidence artifact review/review-results.json: read as review")
 	})
 
+	t.Run("a workflow_run round refuses an unsafe artifact with a neutral check", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t, nil)
+		runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
+		w.gh.AddArtifact(owner, repo, runID, "review", ghfake.Zip(t, map[string][]byte{"../review-results.json": review}))
+		run := &github.WorkflowRun{ID: github.Int64(runID), HeadSHA: github.String(w.head), HeadBranch: github.String("feature/cart"),
+			HeadRepository: &github.Repository{ID: github.Int64(100), FullName: github.String(owner + "/" + repo)},
+			PullRequests: []*github.PullRequest{{Number: github.Int(w.pr), Head: &github.PullRequestBranch{SHA: github.String(w.head), Ref: github.String("feature/cart"),
+				Repo: &github.Repository{ID: github.Int64(100)}}}}}
+		res, log, err := w.inProcess(t, round.Event{Name: "workflow_run", Run: run, RunID: 52}, map[string]string{"loop": "review", "artifacts": "review"}, nil, false)
+		if err != nil {
+			t.Fatalf("a refused artifact is a round, not a failure: %v", err)
+		}
+		if res.Decision.Verdict != round.VerdictRefused || res.Check == nil || res.Check.Conclusion != "neutral" || len(res.Issues) != 0 {
+			t.Errorf("verdict %s, check %+v, issues %v; want a neutral refusal", res.Decision.Verdict, res.Check, res.Issues)
+		}
+		mustContain(t, "report", res.Report, `**Why:** ⚠️ the evidence was refused, nothing was judged: artifact "review": entry "../review-results.json": ".." in the path`)
+		mustContain(t, "log", log, "artifacts refused")
+	})
+
 	t.Run("a coverage round with a baseline", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t, nil)

@@ -6,6 +6,7 @@
 package delivery
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,8 +51,11 @@ type Handler struct {
 	Plain *http.Client
 	// Timeout bounds one delivery's work (default 5 minutes).
 	Timeout time.Duration
-	Log     Log
-	Now     func() time.Time
+	// ArtifactBudget is the bytes a round may unpack from its artifacts
+	// (0 = artifact.DefaultBudget); a round over it is refused.
+	ArtifactBudget int64
+	Log            Log
+	Now            func() time.Time
 }
 
 // ErrIgnored is a delivery the bot has nothing to do for.
@@ -214,27 +218,44 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 	if err != nil {
 		return err
 	}
-	read, err := artifact.Evidence(ctx, c.Actions, h.Plain, e.Event.Owner, e.Event.Repo, run.GetID(), names, loop, artifact.Limits{})
-	if err != nil {
-		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
-		return err
-	}
-	pieces := make([]*decide.Evidence, 0, len(read.Pieces))
-	for _, p := range read.Pieces {
-		pieces = append(pieces, p.Evidence)
-	}
-	evidence, err := decide.Merge(pieces...)
-	if err != nil {
-		return err
-	}
+	lim := artifact.Limits{Budget: h.ArtifactBudget}
+	read, err := artifact.Evidence(ctx, c.Actions, h.Plain, e.Event.Owner, e.Event.Repo, run.GetID(), names, loop, lim)
 	res := &round.Result{}
-	if err := e.Run(ctx, round.Input{Pull: pull, Evidence: evidence}, res); errors.Is(err, round.ErrStaleRun) {
-		// An older run than the loop's last judged one: recorded, ignored.
-		h.emit(ctx, e, pull.Number, id, event.Round, map[string]any{"run": run.GetID(), "sha": run.GetHeadSHA(), "ignored": err.Error()})
-		return fmt.Errorf("%w: %v", ErrIgnored, err)
-	} else if err != nil {
+	switch {
+	case artifact.Refused(err):
+		// A bomb, an artifact over the budget, an unsafe or broken zip: a
+		// neutral round that says so, and the delivery is done — trying
+		// again would refuse it again.
+		why := err.Error()
+		if errors.Is(err, artifact.ErrTooLarge) {
+			budget := cmp.Or(max(lim.Budget, 0), artifact.DefaultBudget)
+			why += fmt.Sprintf(" (the bot unpacks at most %s of artifacts per round: GCLOOP_ARTIFACT_BUDGET)", artifact.Size(budget))
+		}
+		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": why, "refused": true})
+		if err := e.Refuse(ctx, pull, why, res); err != nil {
+			h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
+			return err
+		}
+	case err != nil:
 		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
 		return err
+	default:
+		pieces := make([]*decide.Evidence, 0, len(read.Pieces))
+		for _, p := range read.Pieces {
+			pieces = append(pieces, p.Evidence)
+		}
+		evidence, err := decide.Merge(pieces...)
+		if err != nil {
+			return err
+		}
+		if err := e.Run(ctx, round.Input{Pull: pull, Evidence: evidence}, res); errors.Is(err, round.ErrStaleRun) {
+			// An older run than the loop's last judged one: recorded, ignored.
+			h.emit(ctx, e, pull.Number, id, event.Round, map[string]any{"run": run.GetID(), "sha": run.GetHeadSHA(), "ignored": err.Error()})
+			return fmt.Errorf("%w: %v", ErrIgnored, err)
+		} else if err != nil {
+			h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
+			return err
+		}
 	}
 	d := res.Decision
 	h.emit(ctx, e, pull.Number, id, event.Decision, map[string]any{"round": d.Round, "max_rounds": d.MaxRounds,

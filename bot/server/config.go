@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/appauth"
+	"github.com/gcloop/gcloop/bot/artifact"
 	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
@@ -48,6 +49,7 @@ var Vars = []Var{
 	{"GCLOOP_GITHUB_WRITES_PER_MINUTE", "github-writes-per-minute", "content-creating GitHub requests per installation in any minute, all replicas together (default 80)"},
 	{"GCLOOP_GITHUB_WRITES_PER_HOUR", "github-writes-per-hour", "content-creating GitHub requests per installation in any hour, all replicas together (default 500)"},
 	{"GCLOOP_CONFIG_CACHE", "config-cache", "repository configuration files kept for revalidation with If-None-Match, per replica (default 2048)"},
+	{"GCLOOP_ARTIFACT_BUDGET", "artifact-budget", "the bytes a round may unpack from a run's artifacts, such as 64MiB (default); a round over it is refused with a neutral check"},
 }
 
 // DefaultListen is where the bot listens without GCLOOP_LISTEN.
@@ -76,6 +78,8 @@ type Config struct {
 	Lease             time.Duration // 0: the workers' default
 	// Budget is GitHub's: the pacer's limits and the config cache.
 	Budget Budget
+	// ArtifactBudget is the bytes a round may unpack from its artifacts.
+	ArtifactBudget int64
 }
 
 // ConfigErrors are every mistake of a configuration, one line each.
@@ -213,11 +217,26 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 		}
 	}
 	c.Budget = gatherBudget(v, bad)
+	c.ArtifactBudget = artifact.DefaultBudget
+	if b := v("GCLOOP_ARTIFACT_BUDGET"); b != "" {
+		n, err := artifact.ParseSize(b)
+		if err != nil || n < MinArtifactBudget || n > MaxArtifactBudget {
+			bad("GCLOOP_ARTIFACT_BUDGET %q: want a size from %s to %s, such as 64MiB", b, artifact.Size(MinArtifactBudget), artifact.Size(MaxArtifactBudget))
+		} else {
+			c.ArtifactBudget = n
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return c, nil
 }
+
+// The range of GCLOOP_ARTIFACT_BUDGET.
+const (
+	MinArtifactBudget = 1 << 20
+	MaxArtifactBudget = 4 << 30
+)
 
 func absoluteURL(s string) error {
 	u, err := url.Parse(s)

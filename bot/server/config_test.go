@@ -43,7 +43,7 @@ func TestGather(t *testing.T) {
 		check func(t *testing.T, c *Config)
 	}{
 		{"a secret and a token are enough", tokenMode, nil, func(t *testing.T, c *Config) {
-			if c.Listen != ":8080" || c.Workers != 4 || c.App() || c.Repository != "octo/shop" {
+			if c.Listen != ":8080" || c.Workers != 4 || c.App() || c.Repository != "octo/shop" || c.ArtifactBudget != 64<<20 {
 				t.Errorf("config = %+v", c)
 			}
 		}},
@@ -87,6 +87,13 @@ func TestGather(t *testing.T) {
 		{"a lease too short", with(tokenMode, "GCLOOP_LEASE", "10ms"), []string{`GCLOOP_LEASE "10ms": want a duration from 1s to 1h`}, nil},
 		{"a lease without a unit", with(tokenMode, "GCLOOP_LEASE", "60"), []string{`GCLOOP_LEASE "60"`}, nil},
 		{"a short dashboard token", with(tokenMode, "GCLOOP_DASHBOARD_TOKEN", "secret"), []string{"GCLOOP_DASHBOARD_TOKEN is too short"}, nil},
+		{"an artifact budget", with(tokenMode, "GCLOOP_ARTIFACT_BUDGET", "32MiB"), nil, func(t *testing.T, c *Config) {
+			if c.ArtifactBudget != 32<<20 {
+				t.Errorf("artifact budget = %d, want 32 MiB", c.ArtifactBudget)
+			}
+		}},
+		{"an artifact budget in decimal units", with(tokenMode, "GCLOOP_ARTIFACT_BUDGET", "64MB"), []string{`GCLOOP_ARTIFACT_BUDGET "64MB": want a size from 1MiB to 4GiB, such as 64MiB`}, nil},
+		{"an artifact budget too small", with(tokenMode, "GCLOOP_ARTIFACT_BUDGET", "512KiB"), []string{`GCLOOP_ARTIFACT_BUDGET "512KiB"`}, nil},
 		{"zero workers", with(tokenMode, "GCLOOP_WORKERS", "0"), []string{`GCLOOP_WORKERS "0": want a number from 1 to 256`}, nil},
 	}
 	for _, tt := range tests {

@@ -117,6 +117,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 		next: &delivery.Handler{
 			Clients: s.clients, Login: s.login, Token: cfg.Token, StateKey: cfg.StateKey,
 			Plain: &http.Client{Transport: base, Timeout: 2 * time.Minute}, Log: log,
+			ArtifactBudget: cfg.ArtifactBudget,
 		},
 		clients: s.clients, repository: cfg.Repository, log: s.log,
 	}
