@@ -31,8 +31,8 @@ const (
 	// DefaultSpoolAbove is how much of one body is kept in memory before
 	// the rest goes to a file.
 	DefaultSpoolAbove = 256 << 10
-	// DefaultMinRate and DefaultRateGrace: after the grace, a body must
-	// come at 16 KiB a second on average.
+	// DefaultMinRate and DefaultRateGrace: a body must keep coming at
+	// 16 KiB a second, with 5 s of slack.
 	DefaultMinRate   = 16 << 10
 	DefaultRateGrace = 5 * time.Second
 	// DefaultBodyTimeout is the longest a body may take: 25 MB at 200 KiB/s.
@@ -83,9 +83,8 @@ type ReceiverOptions struct {
 	// MaxUnverified caps the bytes of bodies whose signature is not yet
 	// checked, held at once by every request together, in memory and
 	// spool files (default DefaultMaxUnverified; at least MaxBody, so that
-	// the largest body fits).
-	// A body takes its bytes as they arrive; one that finds no room within
-	// BusyWait is answered 503 with Retry-After.
+	// the largest body fits). A body takes its bytes as they arrive; one
+	// that finds no room within BusyWait is answered 503 with Retry-After.
 	MaxUnverified int64
 	// BusyWait is how long a body waits for room (default DefaultBusyWait;
 	// negative: not at all).
@@ -97,10 +96,12 @@ type ReceiverOptions struct {
 	// SpoolAbove is how much of a body stays in memory (default
 	// DefaultSpoolAbove).
 	SpoolAbove int64
-	// MinRate, RateGrace and BodyTimeout pace a body: after RateGrace it
-	// must have come at MinRate bytes a second on average, and all of it
-	// within BodyTimeout; a slower one is cut and answered 408 (defaults
-	// DefaultMinRate, DefaultRateGrace, DefaultBodyTimeout).
+	// MinRate, RateGrace and BodyTimeout pace a body: the first byte is
+	// due RateGrace after the headers, and each byte that arrives puts the
+	// next one 1/MinRate seconds later, but never more than RateGrace past
+	// now; all of it must come within BodyTimeout. A body that misses is
+	// cut and answered 408 (defaults DefaultMinRate, DefaultRateGrace,
+	// DefaultBodyTimeout).
 	MinRate     int64
 	RateGrace   time.Duration
 	BodyTimeout time.Duration
