@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +185,27 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("parseSize(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
+}
+
+// FuzzParseSize: any text is a size from 0 to 1 TiB or an error, never a
+// panic; a plain number of bytes reads as itself.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"64MiB", "1GiB", "512K", "0", "1099511627776", "1099511627777", "-1", "9MiBMiB", " 5 M", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseSize(s)
+		if err != nil {
+			if n != 0 {
+				t.Fatalf("parseSize(%q) = %d with an error", s, n)
+			}
+			return
+		}
+		if n < 0 || n > 1<<40 {
+			t.Fatalf("parseSize(%q) = %d, out of 0..1TiB", s, n)
+		}
+		if plain, perr := strconv.ParseInt(s, 10, 64); perr == nil && plain != n {
+			t.Fatalf("parseSize(%q) = %d, want the number itself", s, n)
+		}
+	})
 }
