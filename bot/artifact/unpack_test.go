@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -355,6 +356,29 @@ func FuzzUnpackEvidence(f *testing.F) {
 			if _, serr := safeName(n); serr != nil || n == "" {
 				t.Fatalf("skipped an unsafe name %q", n)
 			}
+		}
+	})
+}
+
+// FuzzParseSize: any text is a size or an error, never a panic; a plain
+// number of bytes reads as itself.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"64MiB", "1GiB", "512KiB", "0", "1099511627776", "-1", "9MiBMiB", " 5 MiB", "", "+5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSize(s)
+		if err != nil {
+			if n != 0 {
+				t.Fatalf("ParseSize(%q) = %d with an error", s, n)
+			}
+			return
+		}
+		if n < 0 {
+			t.Fatalf("ParseSize(%q) = %d", s, n)
+		}
+		if plain, perr := strconv.ParseInt(strings.TrimSpace(s), 10, 64); perr == nil && plain != n {
+			t.Fatalf("ParseSize(%q) = %d, want the number itself", s, n)
 		}
 	})
 }

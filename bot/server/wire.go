@@ -38,11 +38,12 @@ func (s *Server) wire() error {
 		return fmt.Errorf("workers: %w", err)
 	}
 	rc, err := webhook.NewReceiver([]byte(s.cfg.WebhookSecret), st, webhook.ReceiverOptions{
-		Wake: pool.Wake, Logger: s.log, Observe: s.metrics.Observe,
+		Wake: pool.Wake, Logger: s.log, Observe: s.metrics.Observe, MaxUnverified: s.cfg.MaxUnverified,
 	})
 	if err != nil {
 		return fmt.Errorf("webhook: %w", err)
 	}
+	s.metrics.Unverified(rc.Unverified, rc.MaxUnverified())
 	s.mux.Handle("/webhook", rc)
 	s.parts = append(s.parts, part{
 		name:      "workers",
