@@ -184,9 +184,14 @@ func runQueue(t *testing.T, open Open) {
 		s := open(t, store.Options{})
 		want := delivery("a", "o/r#7")
 		want.Payload = []byte("{\"body\":\"/gc run\\n\\u0000 é\"}")
+		want.Digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 		mustAdd(t, s, want)
 		got := mustClaim(t, s, "w1", Long)
 		want.Attempts = 1
+		if got.First.IsZero() {
+			t.Error("Claim left First unset")
+		}
+		want.First = got.First
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Claim (-want +got):\n%s", diff)
 		}
