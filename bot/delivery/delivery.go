@@ -156,6 +156,12 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 			continue
 		}
 		ran++
+		if ran == 1 {
+			// Not beside other work on the run's pull request.
+			if err := ownKey(ctx, probe, ev.GetRepo().GetFullName()); err != nil {
+				return err
+			}
+		}
 		if err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); err != nil {
 			errs = append(errs, fmt.Errorf("loop %s: %w", sec.ID, err))
 		}

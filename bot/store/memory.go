@@ -150,13 +150,13 @@ func (m *Memory) settle(ctx context.Context, id, worker string, do func(e *memEn
 }
 
 // Dead implements Store.
-func (m *Memory) Dead(ctx context.Context, limit int) ([]Delivery, error) {
+func (m *Memory) Dead(ctx context.Context, limit int) ([]Delivery, int, error) {
 	if err := m.lock(ctx); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer m.mu.Unlock()
 	m.queue.expire(m.opts.Now())
-	return m.queue.deadList(limit), nil
+	return m.queue.deadList(limit), len(m.queue.dead), nil
 }
 
 // Redeliver implements Store.

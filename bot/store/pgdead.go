@@ -40,9 +40,16 @@ WHERE id = $1 AND worker = $2 AND state = 'claimed' AND lease_until > now()`, id
 }
 
 // Dead implements Store.
-func (p *Postgres) Dead(ctx context.Context, limit int) ([]Delivery, error) {
+func (p *Postgres) Dead(ctx context.Context, limit int) ([]Delivery, int, error) {
 	if err := p.check(ctx); err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	var total int
+	if err := p.pool.QueryRow(ctx, `SELECT count(*) FROM gcloop_deliveries WHERE state = 'dead'`).Scan(&total); err != nil {
+		return nil, 0, p.wrap("count dead deliveries", err)
+	}
+	if limit <= 0 {
+		return []Delivery{}, total, nil
 	}
 	rows, err := p.pool.Query(ctx, `
 SELECT id, event, key, installation, received, attempts, coalesce(digest, ''),
@@ -50,7 +57,7 @@ SELECT id, event, key, installation, received, attempts, coalesce(digest, ''),
 FROM gcloop_deliveries WHERE state = 'dead'
 ORDER BY finished DESC, seq DESC LIMIT $1`, limit)
 	if err != nil {
-		return nil, p.wrap("list dead deliveries", err)
+		return nil, 0, p.wrap("list dead deliveries", err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Delivery, error) {
 		var d Delivery
@@ -59,9 +66,9 @@ ORDER BY finished DESC, seq DESC LIMIT $1`, limit)
 		return d, err
 	})
 	if err != nil {
-		return nil, p.wrap("list dead deliveries", err)
+		return nil, 0, p.wrap("list dead deliveries", err)
 	}
-	return out, nil
+	return out, max(total, len(out)), nil
 }
 
 // Redeliver implements Store. The delivery goes to the back of the

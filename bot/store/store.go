@@ -110,8 +110,8 @@ type Store interface {
 	Rekey(ctx context.Context, id, worker, key string) error
 
 	// Dead lists at most limit dead deliveries, the latest to die first,
-	// without their payloads.
-	Dead(ctx context.Context, limit int) ([]Delivery, error)
+	// without their payloads, and counts all the dead ones it keeps.
+	Dead(ctx context.Context, limit int) (dead []Delivery, total int, err error)
 
 	// Redeliver queues dead delivery id again as pending, its attempts
 	// and retry window reset; ErrUnknown when the store does not hold

@@ -63,9 +63,15 @@ func redeliver(id string, want error) step {
 // errors that hold the reasons.
 func dead(ids []string, reasons ...string) step {
 	return step{"dead " + strings.Join(ids, ","), func(t *testing.T, s store.Store) error {
-		got, err := s.Dead(ctxFor(t), 100)
+		got, total, err := s.Dead(ctxFor(t), 100)
 		if err != nil {
 			return fmt.Errorf("Dead: %v", err)
+		}
+		if total != len(ids) {
+			return fmt.Errorf("Dead() counts %d; want %d", total, len(ids))
+		}
+		if few, _, err := s.Dead(ctxFor(t), 1); err != nil || len(few) != min(1, len(ids)) {
+			return fmt.Errorf("Dead(limit 1) = %d deliveries, %v; want %d", len(few), err, min(1, len(ids)))
 		}
 		var gotIDs []string
 		for i, d := range got {
