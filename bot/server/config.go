@@ -45,6 +45,9 @@ var Vars = []Var{
 	{"GCLOOP_STATE_KEY", "state-key", "a key that seals the loop state in report comments"},
 	{"GCLOOP_WORKERS", "workers", "deliveries worked on at once by this replica (default 4)"},
 	{"GCLOOP_LEASE", "lease", "how long a claimed delivery stays a replica's without its heartbeat; then another replica takes it over (default 60s)"},
+	{"GCLOOP_RETRY_WINDOW", "retry-window", "how long after its first attempt a delivery that fails transiently (GitHub 5xx, rate limits, network) is retried; then it is dead (default 30m)"},
+	{"GCLOOP_RETRY_BACKOFF", "retry-backoff", "the longest wait before the first retry, doubling per retry (full jitter; GitHub's Retry-After wins) (default 10s)"},
+	{"GCLOOP_RETRY_BACKOFF_MAX", "retry-backoff-max", "the cap of the doubling wait between retries (default 5m)"},
 }
 
 // DefaultListen is where the bot listens without GCLOOP_LISTEN.
@@ -71,6 +74,8 @@ type Config struct {
 	StateKey          string
 	Workers           int
 	Lease             time.Duration // 0: the workers' default
+	// The retries of transient failures; 0: the workers' defaults.
+	RetryWindow, RetryBackoff, RetryBackoffMax time.Duration
 }
 
 // ConfigErrors are every mistake of a configuration, one line each.
@@ -206,6 +211,24 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 		} else {
 			c.Lease = d
 		}
+	}
+	duration := func(name, example string, least, most time.Duration, into *time.Duration) {
+		s := v(name)
+		if s == "" {
+			return
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d < least || d > most {
+			bad("%s %q: want a duration from %s to %s, such as %s", name, s, least, most, example)
+			return
+		}
+		*into = d
+	}
+	duration("GCLOOP_RETRY_WINDOW", "30m", time.Minute, 72*time.Hour, &c.RetryWindow)
+	duration("GCLOOP_RETRY_BACKOFF", "10s", 100*time.Millisecond, time.Hour, &c.RetryBackoff)
+	duration("GCLOOP_RETRY_BACKOFF_MAX", "5m", time.Second, 24*time.Hour, &c.RetryBackoffMax)
+	if c.RetryBackoff > 0 && c.RetryBackoffMax > 0 && c.RetryBackoffMax < c.RetryBackoff {
+		bad("GCLOOP_RETRY_BACKOFF_MAX %s is below GCLOOP_RETRY_BACKOFF %s", c.RetryBackoffMax, c.RetryBackoff)
 	}
 	if len(errs) > 0 {
 		return nil, errs
