@@ -8,29 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Add implements Store: one statement, so one round trip.
-func (p *Postgres) Add(ctx context.Context, d Delivery) (bool, error) {
-	if d.ID == "" {
-		return false, fmt.Errorf("store: add: delivery without an id (event %q)", d.Event)
-	}
-	if err := p.check(ctx); err != nil {
-		return false, err
-	}
-	var received *time.Time
-	if !d.Received.IsZero() {
-		received = &d.Received
-	}
-	tag, err := p.pool.Exec(ctx, `
-INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, digest)
-VALUES ($1, $2, $3, $4, $5, coalesce($6, now()), nullif($7, ''))
-ON CONFLICT DO NOTHING`,
-		d.ID, d.Event, d.Payload, d.Key, d.Installation, received, d.Digest)
-	if err != nil {
-		return false, p.wrap("add "+d.ID, err)
-	}
-	return tag.RowsAffected() == 1, nil
-}
-
 // micros is d in whole microseconds, PostgreSQL's resolution.
 func micros(d time.Duration) int64 { return d.Microseconds() }
 

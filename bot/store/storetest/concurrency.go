@@ -40,6 +40,40 @@ func runConcurrency(t *testing.T, open Open) {
 		}
 	})
 
+	t.Run("one body added at once by many under different ids is added once, and the others all", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, store.Options{})
+		const adders = 64
+		var added atomic.Int32
+		var wg sync.WaitGroup
+		for i := range adders {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d := delivery(fmt.Sprintf("replay-%d", i), "o/r#1")
+				d.Digest = "same-body"
+				ok, err := s.Add(context.Background(), d)
+				if err != nil {
+					t.Errorf("Add: %v", err)
+				}
+				if ok {
+					added.Add(1)
+				}
+				// Every other delivery of the burst is its own.
+				if ok, err := s.Add(context.Background(), delivery(fmt.Sprintf("own-%d", i), "")); err != nil || !ok {
+					t.Errorf("Add(own-%d) = %v, %v; want true", i, ok, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := added.Load(); n != 1 {
+			t.Fatalf("%d of %d Adds of one digest reported true; want 1", n, adders)
+		}
+		if n, err := s.Pending(ctxFor(t)); err != nil || n != adders+1 {
+			t.Fatalf("Pending() = %d, %v; want %d", n, err, adders+1)
+		}
+	})
+
 	t.Run("many workers: each delivery once, one claim per key, keys in order", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, store.Options{})
