@@ -30,8 +30,8 @@ type Postgres struct {
 	adds       chan addReq        // Adds waiting for a flusher
 	flushers   sync.WaitGroup
 	flushDone  chan struct{} // closed when the flushers returned
-	pruneDone  chan struct{}      // closed when pruneLoop returned
-	ready      chan struct{}      // closed once the listener listens
+	pruneDone  chan struct{} // closed when pruneLoop returned
+	ready      chan struct{} // closed once the listener listens
 	readyOnce  sync.Once
 	closeOnce  sync.Once
 }
