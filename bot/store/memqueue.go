@@ -352,14 +352,28 @@ func (q *memQueue) redeliver(id string, now time.Time) error {
 }
 
 // requeue makes claimed e pending again, ahead of the later deliveries of
-// its key, not claimable before due.
+// its key (an older one may have been re-keyed into the key meanwhile), not
+// claimable before due.
 func (q *memQueue) requeue(e *memEntry, due, now time.Time) {
 	q.unclaim(e)
 	e.due = due
-	if k := q.keys[e.d.Key]; k != nil {
-		k.pending = append([]*memEntry{e}, k.pending...)
+	k := q.keys[e.d.Key]
+	if k == nil {
+		q.place(e, now)
+		return
 	}
-	q.place(e, now)
+	k.insert(e)
+	q.place(k.pending[0], now)
+}
+
+// insert puts e among k's pending deliveries in arrival order; it reports
+// e's place.
+func (k *keyQueue) insert(e *memEntry) int {
+	i := sort.Search(len(k.pending), func(i int) bool { return k.pending[i].seq > e.seq })
+	k.pending = append(k.pending, nil)
+	copy(k.pending[i+1:], k.pending[i:])
+	k.pending[i] = e
+	return i
 }
 
 // rekey makes claimed e pending again under key, in its place by arrival
@@ -378,10 +392,7 @@ func (q *memQueue) rekey(e *memEntry, key string, now time.Time) {
 		k = &keyQueue{}
 		q.keys[key] = k
 	}
-	i := sort.Search(len(k.pending), func(i int) bool { return k.pending[i].seq > e.seq })
-	k.pending = append(k.pending, nil)
-	copy(k.pending[i+1:], k.pending[i:])
-	k.pending[i] = e
+	i := k.insert(e)
 	if k.held != nil || i != 0 {
 		return
 	}

@@ -114,7 +114,7 @@ func runQueue(t *testing.T, open Open) {
 			add("a", ""), add("b", ""), add("c", ""), pending(3),
 			claim("w1", "a", 1), claim("w2", "b", 1), claim("w3", "c", 1), claim("w4", "", 0),
 			pending(3),
-			finish("b", "w2", store.Done, nil), finish("a", "w1", store.Ignored, nil), finish("c", "w3", store.Failed, nil),
+			finish("b", "w2", store.Done, nil), finish("a", "w1", store.Ignored, nil), finish("c", "w3", store.Dead, nil),
 			pending(0),
 		}},
 		{"one key is held by one claim at a time, in added order", []step{

@@ -65,7 +65,7 @@ func dead(ids []string, reasons ...string) step {
 	return step{"dead " + strings.Join(ids, ","), func(t *testing.T, s store.Store) error {
 		got, total, err := s.Dead(ctxFor(t), 100)
 		if err != nil {
-			return fmt.Errorf("Dead: %v", err)
+			return fmt.Errorf("list the dead: %v", err)
 		}
 		if total != len(ids) {
 			return fmt.Errorf("Dead() counts %d; want %d", total, len(ids))
@@ -183,6 +183,26 @@ func runRetry(t *testing.T, open Open) {
 			}
 		})
 	}
+
+	t.Run("a delivery re-keyed behind a claim that then runs out goes first", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, store.Options{})
+		mustAdd(t, s, delivery("run", "o/r@abc"))
+		mustAdd(t, s, delivery("comment", "o/r#1"))
+		if d := mustClaim(t, s, "w1", Long); d.ID != "run" {
+			t.Fatalf("Claim = %s; want run", d.ID)
+		}
+		if d := mustClaim(t, s, "dies", short); d.ID != "comment" {
+			t.Fatalf("Claim = %s; want comment", d.ID)
+		}
+		if err := s.Rekey(ctxFor(t), "run", "w1", "o/r#1"); err != nil {
+			t.Fatal(err)
+		}
+		// comment's lease runs out: run, the older, is first of the key.
+		if d := claimEventually(t, s, "w2", Long); d.ID != "run" {
+			t.Fatalf("after the lease ran out, Claim = %s; want run", d.ID)
+		}
+	})
 
 	t.Run("a retried delivery is not claimed before its time", func(t *testing.T) {
 		t.Parallel()
