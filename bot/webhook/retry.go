@@ -49,21 +49,25 @@ func transient(err error, now time.Time) (wait time.Duration, ok bool) {
 	return 0, false
 }
 
+// maxServerWait bounds a wait read from GitHub's headers: a day, far past
+// any retry window, so a delivery told to wait longer is dead at once.
+const maxServerWait = 24 * time.Hour
+
 // serverWait is the wait a response's headers ask for: Retry-After in
 // seconds or as a date, else X-RateLimit-Reset when no requests remain;
 // 0 for none.
 func serverWait(h http.Header, now time.Time) time.Duration {
 	if ra := h.Get("Retry-After"); ra != "" {
 		if s, err := strconv.ParseInt(ra, 10, 64); err == nil && s >= 0 {
-			return time.Duration(min(s, 24*3600)) * time.Second
+			return time.Duration(min(s, int64(maxServerWait/time.Second))) * time.Second
 		}
 		if t, err := http.ParseTime(ra); err == nil {
-			return max(t.Sub(now), 0)
+			return min(max(t.Sub(now), 0), maxServerWait)
 		}
 	}
 	if h.Get("X-RateLimit-Remaining") == "0" {
 		if reset, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-			return min(max(time.Unix(reset, 0).Sub(now), 0), 24*time.Hour)
+			return min(max(time.Unix(reset, 0).Sub(now), 0), maxServerWait)
 		}
 	}
 	return 0

@@ -88,3 +88,23 @@ func TestBackoffDoublesUpToItsCapWithFullJitter(t *testing.T) {
 
 type nopQueue struct{ Queue }
 type nil2 struct{ Handler }
+
+// FuzzServerWait reads GitHub's Retry-After and rate-limit headers, which
+// come from outside: never a panic, never a wait below 0 or above a day.
+func FuzzServerWait(f *testing.F) {
+	f.Add("42", "", "")
+	f.Add("Wed, 21 Oct 2015 07:28:00 GMT", "", "")
+	f.Add("", "0", "1700000000")
+	f.Add("-5", "0", "99999999999999999999")
+	f.Add("9999999999999999", "1", "x")
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, retryAfter, remaining, reset string) {
+		h := http.Header{}
+		h.Set("Retry-After", retryAfter)
+		h.Set("X-RateLimit-Remaining", remaining)
+		h.Set("X-RateLimit-Reset", reset)
+		if w := serverWait(h, now); w < 0 || w > 24*time.Hour {
+			t.Fatalf("serverWait(%q, %q, %q) = %v", retryAfter, remaining, reset, w)
+		}
+	})
+}
