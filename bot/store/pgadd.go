@@ -113,17 +113,17 @@ func (p *Postgres) flush(ctx context.Context, batch []addReq) {
 		payloads                   = make([][]byte, 0, n)
 		insts                      = make([]int64, 0, n)
 		received                   = make([]*time.Time, 0, n)
-		first                      = make(map[string]bool, n)
+		firstID, firstDigest       = make(map[string]bool, n), make(map[string]bool, n)
 		live                       = make([]bool, n) // in the statement
 	)
 	for i, r := range batch {
 		d := r.d
-		if r.ctx.Err() != nil || first[d.ID] || (d.Digest != "" && first["\x00"+d.Digest]) {
+		if r.ctx.Err() != nil || firstID[d.ID] || (d.Digest != "" && firstDigest[d.Digest]) {
 			continue
 		}
-		first[d.ID] = true
+		firstID[d.ID] = true
 		if d.Digest != "" {
-			first["\x00"+d.Digest] = true
+			firstDigest[d.Digest] = true
 		}
 		live[i] = true
 		ids, events, keys, digests = append(ids, d.ID), append(events, d.Event), append(keys, d.Key), append(digests, d.Digest)
