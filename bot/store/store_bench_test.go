@@ -170,3 +170,22 @@ func BenchmarkClaimDeepBacklog(b *testing.B) {
 		opsPerSecond(b)
 	})
 }
+
+// BenchmarkAddBurst is Add from 32 goroutines at once, as a burst of
+// webhooks on 32 connections: what a group commit shares.
+func BenchmarkAddBurst(b *testing.B) {
+	benchStores(b, func(b *testing.B, s store.Store) {
+		b.ReportAllocs()
+		b.SetParallelism(16)
+		b.RunParallel(func(pb *testing.PB) {
+			ctx := context.Background()
+			for pb.Next() {
+				if added, err := s.Add(ctx, benchDelivery(benchIDs.Add(1))); err != nil || !added {
+					b.Errorf("Add = %v, %v", added, err)
+					return
+				}
+			}
+		})
+		opsPerSecond(b)
+	})
+}
