@@ -128,6 +128,9 @@ func (a *deliveriesAPI) redeliver(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, store.ErrNotDead):
 		apiError(w, http.StatusConflict, fmt.Sprintf("delivery %q is not dead", id))
 		return
+	case errors.Is(err, store.ErrNoPayload):
+		apiError(w, http.StatusGone, fmt.Sprintf("delivery %q died before its payload was kept: ask GitHub to redeliver it", id))
+		return
 	case err != nil:
 		a.log.Warn("redeliver", "delivery", id, "error", err.Error())
 		apiError(w, http.StatusServiceUnavailable, "the store did not answer; try again")

@@ -78,15 +78,17 @@ func (p *Postgres) Redeliver(ctx context.Context, id string) error {
 		return err
 	}
 	var (
-		n     int
-		state *string
+		n       int
+		state   *string
+		payload bool
 	)
 	err := p.pool.QueryRow(ctx, `
 WITH u AS (
 	UPDATE gcloop_deliveries SET state = 'pending', seq = DEFAULT, attempts = 0,
 		first_claimed = NULL, not_before = NULL, error = NULL, finished = NULL
-	WHERE id = $1 AND state = 'dead' RETURNING 1)
-SELECT (SELECT count(*) FROM u), (SELECT state FROM gcloop_deliveries WHERE id = $1)`, id).Scan(&n, &state)
+	WHERE id = $1 AND state = 'dead' AND payload IS NOT NULL RETURNING 1)
+SELECT (SELECT count(*) FROM u), d.state, d.payload IS NOT NULL
+FROM (SELECT 1) one LEFT JOIN gcloop_deliveries d ON d.id = $1`, id).Scan(&n, &state, &payload)
 	switch {
 	case err != nil:
 		return p.wrap("redeliver "+id, err)
@@ -94,6 +96,8 @@ SELECT (SELECT count(*) FROM u), (SELECT state FROM gcloop_deliveries WHERE id =
 		return nil
 	case state == nil:
 		return fmt.Errorf("store: redeliver %s: %w", id, ErrUnknown)
+	case *state == Dead && !payload:
+		return fmt.Errorf("store: redeliver %s: %w: ask GitHub to redeliver it (the App's advanced settings)", id, ErrNoPayload)
 	}
 	return fmt.Errorf("store: redeliver %s: %w (it is %s)", id, ErrNotDead, *state)
 }

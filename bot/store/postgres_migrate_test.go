@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -47,6 +48,9 @@ func TestPostgresMigratesAVersion2Database(t *testing.T) {
 	dead, total, err := s.Dead(ctx, 10)
 	if err != nil || total != 1 || len(dead) != 1 || dead[0].ID != "old" || dead[0].Attempts != 5 {
 		t.Fatalf("Dead = %+v, %d, %v; want the failed delivery", dead, total, err)
+	}
+	if err := s.Redeliver(ctx, "old"); !errors.Is(err, store.ErrNoPayload) {
+		t.Errorf("Redeliver(old) = %v; want ErrNoPayload: it died without its payload", err)
 	}
 	d, ok, err := s.Claim(ctx, "w", time.Minute)
 	if err != nil || !ok || d.ID != "waiting" {

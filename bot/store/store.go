@@ -62,6 +62,9 @@ var (
 	ErrUnknown = errors.New("no such delivery")
 	// ErrNotDead is a redelivery of a delivery that is not dead.
 	ErrNotDead = errors.New("delivery is not dead")
+	// ErrNoPayload is a redelivery of a dead delivery whose payload was
+	// not kept (it died before the store kept dead deliveries' payloads).
+	ErrNoPayload = errors.New("the delivery's payload was not kept")
 )
 
 // Store is the bot's store. Its methods are safe for concurrent use, also
@@ -115,7 +118,8 @@ type Store interface {
 
 	// Redeliver queues dead delivery id again as pending, its attempts
 	// and retry window reset; ErrUnknown when the store does not hold
-	// id, ErrNotDead when the delivery is not dead.
+	// id, ErrNotDead when the delivery is not dead, ErrNoPayload when its
+	// payload was not kept.
 	Redeliver(ctx context.Context, id string) error
 
 	// Release hands worker's claim of delivery id back as pending without
