@@ -177,6 +177,12 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 			continue
 		}
 		ran++
+		if ran == 1 {
+			// Not beside other work on the run's pull request.
+			if err := ownKey(ctx, probe, ev.GetRepo().GetFullName()); err != nil {
+				return err
+			}
+		}
 		switch err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); {
 		case errors.Is(err, ErrIgnored):
 			ignored = append(ignored, fmt.Errorf("loop %s: %w", sec.ID, err))
