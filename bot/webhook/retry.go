@@ -37,16 +37,13 @@ func transient(err error, now time.Time) (wait time.Duration, ok bool) {
 	case errors.As(err, &rl):
 		return max(rl.Rate.Reset.Sub(now), 0), true
 	}
-	switch ghclient.Classify(err) {
-	case ghclient.KindRateLimited, ghclient.KindServer:
-		if errors.As(err, &er) && er.Response != nil {
-			return serverWait(er.Response.Header, now), true
-		}
-		return 0, true
-	case ghclient.KindTimeout, ghclient.KindNetwork:
-		return 0, true
+	if !ghclient.Transient(err) {
+		return 0, false
 	}
-	return 0, false
+	if errors.As(err, &er) && er.Response != nil {
+		return serverWait(er.Response.Header, now), true
+	}
+	return 0, true
 }
 
 // maxServerWait bounds a wait read from GitHub's headers: a day, far past
