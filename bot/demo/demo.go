@@ -65,6 +65,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.World != nil {
 		o.World(w)
 	}
+	act, err := w.PrepareAction()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = act.Remove() }()
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return fmt.Errorf("make the webhook secret: %w", err)
@@ -89,6 +94,7 @@ func Run(ctx context.Context, o Options) error {
 	listening := func(addr net.Addr) {
 		url := "http://" + loopback(addr)
 		fmt.Fprintf(o.Out, "gcloop bot --demo: open %s/ — three pull requests of a fake GitHub go through a day of rounds in under a minute (a fix round and its fix issues, a push and a converged round, an escalation at the round cap, a maintainer's /gc retry and /gc approve); Ctrl-C stops.\n", url)
+		fmt.Fprintf(o.Out, "The action on the same fake, while the demo runs (a review round on acme/shop#3, printed, not on the dashboard): %s\n", act.Line())
 		if o.Listening != nil {
 			o.Listening(url)
 		}

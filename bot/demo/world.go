@@ -35,6 +35,10 @@ const (
 	Install    = 7
 	Maintainer = "mona"   // may run /gc commands (maintain)
 	Developer  = "hubber" // opens the pull requests and pushes
+	// ActionToken is the fake's token for `gcloop run` (the action) on
+	// the pull request Try, as a workflow's GITHUB_TOKEN would be.
+	ActionToken = "ghs_gcloopdemoactiontoken"
+	ActionLogin = "github-actions[bot]"
 )
 
 // Bot is the login the App's comments carry.
@@ -105,6 +109,7 @@ type World struct {
 	Cart   *Pull // acme/shop: findings, a push, converged
 	Search *Pull // acme/shop: findings twice, escalated, /gc retry, converged
 	Login  *Pull // acme/api: a failing validation, /gc approve
+	Try    *Pull // acme/shop: left to the reader's `gcloop run`
 }
 
 // NewWorld starts the fake GitHub on loopback and builds the world: an App
@@ -128,6 +133,9 @@ func NewWorld() (*World, error) {
 		map[string][]byte{"src/auth/jwt.ts": []byte("export const verify = (t: string) => decode(t);\n")})
 	w.Search = w.addPull(Shop, main, "feature/search", "Search: incremental index", "review",
 		map[string][]byte{"src/search/index.ts": []byte("export function rebuild() {}\n")})
+	w.Try = w.addPull(Shop, main, "docs/try", "Docs: try the action on the fake", "review",
+		map[string][]byte{"docs/try.md": []byte("# Try\n")})
+	gh.AddToken(ActionToken, ActionLogin, true)
 	main = w.addRepo(API, 502, apiConfig, "validate.yml")
 	w.Login = w.addPull(API, main, "fix/login-timeout", "Login: fix the session timeout", "validation",
 		map[string][]byte{"session.go": []byte("package api\n\nconst sessionTimeout = 30 * 60\n")})
