@@ -11,6 +11,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"syscall"
 
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/server"
@@ -131,8 +132,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	err = s.ListenAndServe(ctx)
 	stop()
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(err, context.Canceled):
 		return nil
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("%w (--listen 127.0.0.1:0 picks a free port)", err)
 	}
 	return err
 }
