@@ -64,7 +64,9 @@ func (r *Runner) Run(ctx context.Context, steps []Step) error {
 			err = fmt.Errorf("step %d (%s: %s): %w", i+1, p, st.Say, err)
 			say("        %v", err)
 			errs = append(errs, err)
+			continue
 		}
+		say("%5.1fs  %-18s → %s", time.Since(start).Seconds(), "", st.Then)
 	}
 	return errors.Join(errs...)
 }
