@@ -43,7 +43,9 @@ func TestRunnerSaysWhatWentWrong(t *testing.T) {
 	p := &Pull{Repo: Shop, Number: 1}
 	step := func(event string, done error) Step {
 		return Step{Pull: func(*World) *Pull { return p }, Say: event,
-			Do:   func(*World, *Pull) (Delivery, error) { return Delivery{Event: event, ID: newID(), Body: []byte(`{}`)}, nil },
+			Do: func(*World, *Pull) (Delivery, error) {
+				return Delivery{Event: event, ID: newID(), Body: []byte(`{}`)}, nil
+			},
 			Done: func(*World, *Pull) error { return done }}
 	}
 	var said []string
