@@ -13,6 +13,9 @@
 // The fake answers like GitHub: Link pagination, X-RateLimit headers,
 // 401/404/422 error bodies, secondary rate limits on request (Fail), and an
 // artifact download that redirects to a second, token-refusing blob server.
+//
+// Outside tests, Start runs the same fake on loopback: `gcloop bot --demo`
+// plays its sample world against it.
 package ghfake
 
 import (
