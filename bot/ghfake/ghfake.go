@@ -13,10 +13,14 @@
 // The fake answers like GitHub: Link pagination, X-RateLimit headers,
 // 401/404/422 error bodies, secondary rate limits on request (Fail), and an
 // artifact download that redirects to a second, token-refusing blob server.
+//
+// Outside tests, Start runs the same fake on loopback: `gcloop bot --demo`
+// plays its sample world against it.
 package ghfake
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,7 +38,7 @@ import (
 
 // Server is a fake GitHub REST API. All methods are safe for concurrent use.
 type Server struct {
-	t    testing.TB
+	t    reporter
 	spec *spec
 	api  *httptest.Server
 	blob *httptest.Server
@@ -113,17 +117,69 @@ type delayRule struct {
 	d       time.Duration
 }
 
+// reporter is what the fake needs of its user to report a misuse of the
+// methods that build the world (a repository not added): testing.TB in
+// tests, a stand-in that panics outside them (Start).
+type reporter interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // New starts a fake GitHub and registers its shutdown with t.Cleanup; at
 // cleanup every recorded violation of the description is reported with
 // t.Errorf. New fails the test if the description cannot be loaded.
 func New(t testing.TB) *Server {
 	t.Helper()
-	sp, err := loadSpec()
+	s, err := start(t)
 	if err != nil {
 		t.Fatalf("ghfake: %v", err)
 	}
+	t.Cleanup(func() {
+		s.api.Close()
+		s.blob.Close()
+		for _, v := range s.Violations() {
+			t.Errorf("ghfake: GitHub would refuse this: %s", v)
+		}
+	})
+	return s
+}
+
+// Start starts a fake GitHub outside a test, on loopback: `gcloop bot
+// --demo` serves one. It is New's fake with two differences: a misuse of
+// the methods that build the world panics where a test would fail, and
+// the violations of the description are returned by Close rather than
+// reported at a test's cleanup.
+func Start() (*Server, error) {
+	return start(panicker{})
+}
+
+// Close shuts the fake down (a Server from Start) and returns every
+// violation of the description it recorded, joined, or nil.
+func (s *Server) Close() error {
+	s.api.Close()
+	s.blob.Close()
+	var errs []error
+	for _, v := range s.Violations() {
+		errs = append(errs, fmt.Errorf("ghfake: GitHub would refuse this: %s", v))
+	}
+	return errors.Join(errs...)
+}
+
+// panicker is the reporter outside tests: a misuse is a programming error.
+type panicker struct{}
+
+func (panicker) Helper() {}
+func (panicker) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf(format, args...))
+}
+
+func start(r reporter) (*Server, error) {
+	sp, err := loadSpec()
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
-		t:           t,
+		t:           r,
 		spec:        sp,
 		now:         func() time.Time { return time.Now().UTC().Truncate(time.Second) },
 		repos:       map[string]*repoState{},
@@ -139,14 +195,7 @@ func New(t testing.TB) *Server {
 	s.start = s.now()
 	s.api = httptest.NewServer(http.HandlerFunc(s.serveAPI))
 	s.blob = httptest.NewServer(http.HandlerFunc(s.serveBlob))
-	t.Cleanup(func() {
-		s.api.Close()
-		s.blob.Close()
-		for _, v := range s.Violations() {
-			t.Errorf("ghfake: GitHub would refuse this: %s", v)
-		}
-	})
-	return s
+	return s, nil
 }
 
 // URL is the API base URL with a trailing slash: what GITHUB_API_URL is set

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/demo"
 	"github.com/gcloop/gcloop/bot/server"
 )
 
@@ -37,6 +38,7 @@ func runBot(env *Env, args []string) error {
 		fs.Var(f, v.Flag, v.Help)
 		fs.Var(f, strings.ToLower(v.Env), v.Help)
 	}
+	demoMode := fs.Bool("demo", false, "try the bot on a fake GitHub of its own, on this machine")
 	fs.Usage = func() { botUsage(fs.Output()) }
 	rest, err := parseFlags(env, fs, args)
 	if err != nil {
@@ -53,6 +55,9 @@ func runBot(env *Env, args []string) error {
 	}
 	if len(rest) > 0 {
 		return usagef("bot: unexpected argument %q", rest[0])
+	}
+	if *demoMode {
+		return runDemo(env, flags, get)
 	}
 	cfg, err := server.Gather(get, os.ReadFile)
 	if err != nil {
@@ -87,9 +92,32 @@ func runRedeliver(env *Env, args []string, get func(string) string) error {
 	return nil
 }
 
+// runDemo runs `gcloop bot --demo`: the bot on a fake GitHub of its own,
+// on loopback. It takes --listen (or GCLOOP_LISTEN) and no other setting.
+func runDemo(env *Env, flags map[string]*setFlag, get func(string) string) error {
+	for _, v := range server.Vars {
+		if f := flags[v.Env]; v.Env != "GCLOOP_LISTEN" && f != nil && f.set {
+			return usagef("bot --demo: --%s: the demo runs its own fake GitHub and takes --listen only", v.Flag)
+		}
+	}
+	err := demo.Run(env.Ctx, demo.Options{
+		Listen: get("GCLOOP_LISTEN"), Out: env.Stdout,
+		Logger: server.NewLogger(env.Stderr, slog.LevelWarn),
+	})
+	var ce server.ConfigErrors
+	switch {
+	case errors.As(err, &ce):
+		return usagef("bot --demo: %s", oneLine(ce.Error()))
+	case err != nil:
+		return fmt.Errorf("bot --demo: %w", err)
+	}
+	return nil
+}
+
 func botUsage(w interface{ Write([]byte) (int, error) }) {
 	fmt.Fprintln(w, "Usage: gcloop bot [--listen ADDR] [flags]")
 	fmt.Fprintln(w, "       gcloop bot redeliver ID [--database-url URL]")
+	fmt.Fprintln(w, "       gcloop bot --demo [--listen ADDR]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Serves a GitHub App's webhooks: /webhook, the live feed /ws, the dashboard /,")
 	fmt.Fprintln(w, "/api/events, /api/loops, /healthz, /readyz and /metrics. Logs are JSON lines on")
@@ -102,5 +130,10 @@ func botUsage(w interface{ Write([]byte) (int, error) }) {
 		fmt.Fprintf(w, "  --%-22s %s\n  %-24s %s\n", v.Flag, v.Env, "", v.Help)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "A first try: GCLOOP_WEBHOOK_SECRET=… GCLOOP_TOKEN=… gcloop bot")
+	fmt.Fprintln(w, "  --demo                   try the bot without GitHub: a fake GitHub in the process,")
+	fmt.Fprintln(w, "                           three pull requests and a day of rounds in under a minute,")
+	fmt.Fprintln(w, "                           on the dashboard at http://127.0.0.1:8080/ (--listen 127.0.0.1:0")
+	fmt.Fprintln(w, "                           picks a free port); no token, no secret, nothing beyond loopback")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "A first try: gcloop bot --demo; on a repository: GCLOOP_WEBHOOK_SECRET=… GCLOOP_TOKEN=… gcloop bot")
 }
