@@ -107,6 +107,16 @@ type Decision struct {
 	Time time.Time
 	// History holds every round of the loop, oldest first, this one last.
 	History []RoundRecord
+	// WithoutData says why a loop converged without the data it judges —
+	// a critique with no critique data, or with data that could not be
+	// read (the loop's own fallback) — naming the file; "" otherwise. The
+	// report leads with it and the check run is neutral; the decision
+	// JSON does not carry it.
+	WithoutData string
+	// Refused, when set, is why the driver refused the round's evidence
+	// before reading it (an artifact over its budget, a zip bomb): one
+	// line naming what and the limit. Nothing was judged.
+	Refused string
 }
 
 // Converged reports whether the decision ends the loop successfully.

@@ -1,6 +1,9 @@
 package decide
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // decideCritique applies DESIGN §2.2. It always decides: missing or
 // unreadable critique data converges with a note.
@@ -9,6 +12,10 @@ func decideCritique(in Input, d *Decision) {
 	switch {
 	case cf != nil && cf.Unreadable != "":
 		d.Outcome, d.Verdict = Converge, "CONVERGE"
+		d.WithoutData = cf.Unreadable
+		if src := sourcesOf(in.Evidence); !strings.HasPrefix(cf.Unreadable, src) {
+			d.WithoutData = src + ": " + cf.Unreadable // name the file
+		}
 		d.Notes = append(d.Notes, "warning: critique data could not be read: converged without it")
 		d.Reasons = append(d.Reasons, "critique data unreadable: no evidence for revision")
 		return
@@ -16,6 +23,7 @@ func decideCritique(in Input, d *Decision) {
 		d.Outcome, d.Verdict = Converge, "CONVERGE"
 		d.Notes = append(d.Notes, "no evidence for revision")
 		d.Reasons = append(d.Reasons, "no critique data in "+sourcesOf(in.Evidence)+": no evidence for revision")
+		d.WithoutData = "no critique data in " + sourcesOf(in.Evidence)
 		return
 	}
 	from := "critique entries"

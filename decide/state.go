@@ -175,15 +175,19 @@ func (s *State) Next(sha string) (round int, history []RoundRecord) {
 	return last.N + 1, s.Rounds
 }
 
-// Superseded reports whether a re-run (attempt > 1) of workflow run runID
-// judges again what a later run has superseded: run ids only grow, so a
-// run older than the one the last round recorded is stale, whether it
-// judged that round's head or an earlier one. Its judgment must not
-// replace or add a round. A re-run of the last round's own run, or of a
-// run that recorded nothing (a partial one), is not stale.
-func (s *State) Superseded(runID int64, attempt int) bool {
+// Superseded reports whether workflow run runID, whatever its attempt, is older
+// than the run the loop's last round recorded: GitHub hands out run ids in
+// increasing order, so such a run was started before the one last judged —
+// a slow run delivered late, or a re-run of an older run — and judges an
+// older head, or undoes a later judgment of this one. Its judgment must
+// not replace or add a round. The last round's own run (a re-run, any
+// attempt) is not stale, nor is any run when the last round recorded no
+// run id (a round judged outside a workflow run). The attempt does not
+// change the answer: a re-run keeps its run's id, and its run_started_at
+// is the re-run's, so only the id orders runs.
+func (s *State) Superseded(runID int64) bool {
 	last := s.Last()
-	return last != nil && attempt > 1 && runID != 0 && last.RunID != 0 && runID < last.RunID
+	return last != nil && runID != 0 && last.RunID != 0 && runID < last.RunID
 }
 
 // Record puts a decided round into the state: it replaces a round with the

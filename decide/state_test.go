@@ -86,15 +86,16 @@ func TestSuperseded(t *testing.T) {
 		{"a re-run of a run that recorded nothing, older than the last", 11, 3, true},
 		{"a re-run of the last round's run", 12, 2, false},
 		{"a re-run of a newer run (its first attempt was partial)", 13, 2, false},
-		{"a first attempt is never a re-run", 9, 1, false},
+		{"a first attempt older than the last judged run (delivered late)", 11, 1, true},
+		{"a first attempt of a newer run", 13, 1, false},
 		{"no run id", 0, 2, false},
 	}
 	for _, tt := range tests {
-		if got := st.Superseded(tt.runID, tt.attempt); got != tt.want {
-			t.Errorf("%s: Superseded(%d, %d) = %v, want %v", tt.name, tt.runID, tt.attempt, got, tt.want)
+		if got := st.Superseded(tt.runID); got != tt.want {
+			t.Errorf("%s: Superseded(%d) (attempt %d) = %v, want %v", tt.name, tt.runID, tt.attempt, got, tt.want)
 		}
 	}
-	if (&State{Rounds: []RoundRecord{{N: 1, SHA: "a"}}}).Superseded(5, 2) {
+	if (&State{Rounds: []RoundRecord{{N: 1, SHA: "a"}}}).Superseded(5) {
 		t.Error("a state without run ids superseded a run")
 	}
 }

@@ -6,7 +6,10 @@
 //     sees only the repositories GitHub says they can read.
 //   - Dashboard token: "Authorization: Bearer <token>", or the token once
 //     in ?token=, which sets a signed cookie.
-//   - Neither: only requests from a loopback address to a loopback host.
+//   - Neither: only requests from a loopback address to a loopback host,
+//     that no proxy forwarded (no Forwarded, X-Forwarded-For or X-Real-IP
+//     header): a reverse proxy on the same machine connects from loopback
+//     on behalf of anyone.
 //
 // The webhook, health, readiness and metrics endpoints are not behind it.
 package access
@@ -52,7 +55,8 @@ const (
 // GCLOOP_OAUTH_CLIENT_SECRET, and where GitHub is.
 type Config struct {
 	// PublicURL is the bot's public URL; the OAuth callback is
-	// PublicURL/auth/callback, and cookies are Secure when it is https.
+	// PublicURL/auth/callback, and cookies are Secure when it is https (and
+	// on any request that came over TLS).
 	PublicURL string
 	// DashboardToken, when set, admits requests that present it.
 	DashboardToken string
@@ -82,7 +86,7 @@ type Config struct {
 type Guard struct {
 	mode   string
 	public *url.URL // nil when not configured
-	secure bool     // cookies are Secure
+	secure bool     // cookies are Secure on every request, not only over TLS
 	token  string
 	// keys derived from the token or the client secret
 	tokenKey, sessionSign, sessionSeal, stateKey []byte

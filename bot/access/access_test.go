@@ -88,22 +88,34 @@ func TestLoopbackMode(t *testing.T) {
 	tests := []struct {
 		name, remote, host, xff string
 		want                    int
+		header                  http.Header // more headers
 	}{
-		{"IPv4 loopback", "127.0.0.1:5000", "127.0.0.1:8080", "", 200},
-		{"another 127/8 address", "127.0.0.2:5000", "localhost:8080", "", 200},
-		{"IPv6 loopback", "[::1]:5000", "[::1]:8080", "", 200},
-		{"localhost without a port", "127.0.0.1:5000", "localhost", "", 200},
-		{"a private address", "10.0.0.5:5000", "127.0.0.1:8080", "", 403},
-		{"a public address", "203.0.113.9:5000", "localhost:8080", "", 403},
-		{"X-Forwarded-For is not trusted", "10.0.0.5:5000", "localhost:8080", "127.0.0.1", 403},
-		{"a proxy on loopback forwarding a foreign name", "127.0.0.1:5000", "bot.example.com", "", 403},
-		{"DNS rebinding: a foreign name on loopback", "127.0.0.1:5000", "evil.example:8080", "", 403},
-		{"no remote address", "", "localhost", "", 403},
+		{"IPv4 loopback", "127.0.0.1:5000", "127.0.0.1:8080", "", 200, nil},
+		{"another 127/8 address", "127.0.0.2:5000", "localhost:8080", "", 200, nil},
+		{"IPv6 loopback", "[::1]:5000", "[::1]:8080", "", 200, nil},
+		{"localhost without a port", "127.0.0.1:5000", "localhost", "", 200, nil},
+		{"a private address", "10.0.0.5:5000", "127.0.0.1:8080", "", 403, nil},
+		{"a public address", "203.0.113.9:5000", "localhost:8080", "", 403, nil},
+		{"X-Forwarded-For is not trusted", "10.0.0.5:5000", "localhost:8080", "127.0.0.1", 403, nil},
+		{"a proxy on loopback forwarding a foreign name", "127.0.0.1:5000", "bot.example.com", "", 403, nil},
+		{"DNS rebinding: a foreign name on loopback", "127.0.0.1:5000", "evil.example:8080", "", 403, nil},
+		{"no remote address", "", "localhost", "", 403, nil},
+		// A reverse proxy on this machine connects from loopback and may
+		// pass Host: 127.0.0.1 on for anyone.
+		{"a proxy on loopback that sends X-Forwarded-For", "127.0.0.1:5000", "127.0.0.1:8080", "203.0.113.9", 403, nil},
+		{"a proxy on loopback that sends X-Forwarded-For of loopback", "127.0.0.1:5000", "127.0.0.1:8080", "127.0.0.1", 403, nil},
+		{"a proxy on loopback that sends Forwarded", "127.0.0.1:5000", "localhost", "", 403, http.Header{"Forwarded": {"for=203.0.113.9;proto=https"}}},
+		{"a proxy on loopback that sends X-Real-IP", "[::1]:5000", "[::1]:8080", "", 403, http.Header{"X-Real-Ip": {"203.0.113.9"}}},
+		{"an empty forwarding header is one too", "127.0.0.1:5000", "localhost", "", 403, http.Header{"X-Forwarded-For": {""}}},
+		{"other X- headers are no forwarding", "127.0.0.1:5000", "localhost", "", 200, http.Header{"X-Forwarded-Proto": {"https"}, "X-Request-Id": {"1"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := http.Header{}
+			h := tt.header.Clone()
+			if h == nil {
+				h = http.Header{}
+			}
 			if tt.xff != "" {
 				h.Set("X-Forwarded-For", tt.xff)
 			}
@@ -114,6 +126,9 @@ func TestLoopbackMode(t *testing.T) {
 			g.Wrap(seen(g)).ServeHTTP(w, r)
 			if w.Code != tt.want {
 				t.Errorf("status %d, want %d: %s", w.Code, tt.want, w.Body)
+			}
+			if forwarded := forwardedBy(r) != ""; forwarded && !strings.Contains(w.Body.String(), "through a proxy") {
+				t.Errorf("body %q: want it to say the request came through a proxy", w.Body)
 			}
 			if tt.want == 200 && w.Body.String() != "ok o/r" {
 				t.Errorf("body %q: a loopback viewer sees every repository", w.Body)

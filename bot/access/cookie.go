@@ -168,8 +168,14 @@ func (g *Guard) openState(value string) (state, next string, err error) {
 	return parts[0], string(n), nil
 }
 
-// setCookie sets an HttpOnly, SameSite=Lax cookie, Secure behind https.
-func (g *Guard) setCookie(w http.ResponseWriter, name, value, path string, exp time.Time) {
+// secureFor reports whether r's cookies are Secure: the request came over
+// TLS, or the bot's public URL is https (TLS ends at a proxy in front).
+func (g *Guard) secureFor(r *http.Request) bool {
+	return g.secure || r.TLS != nil
+}
+
+// setCookie sets an HttpOnly, SameSite=Lax cookie, Secure over TLS.
+func (g *Guard) setCookie(w http.ResponseWriter, r *http.Request, name, value, path string, exp time.Time) {
 	http.SetCookie(w, &http.Cookie{
 		Name:     name,
 		Value:    value,
@@ -177,14 +183,14 @@ func (g *Guard) setCookie(w http.ResponseWriter, name, value, path string, exp t
 		Expires:  exp,
 		MaxAge:   max(1, int(exp.Sub(g.now()).Seconds())),
 		HttpOnly: true,
-		Secure:   g.secure,
+		Secure:   g.secureFor(r),
 		SameSite: http.SameSiteLaxMode,
 	})
 }
 
 // clearCookie removes a cookie.
-func (g *Guard) clearCookie(w http.ResponseWriter, name, path string) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: path, MaxAge: -1, HttpOnly: true, Secure: g.secure, SameSite: http.SameSiteLaxMode})
+func (g *Guard) clearCookie(w http.ResponseWriter, r *http.Request, name, path string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: path, MaxAge: -1, HttpOnly: true, Secure: g.secureFor(r), SameSite: http.SameSiteLaxMode})
 }
 
 // randomState returns 32 random bytes, base64url.

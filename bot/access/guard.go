@@ -17,6 +17,10 @@ func (g *Guard) Wrap(next http.Handler) http.Handler {
 		w.Header().Set("Vary", "Cookie, Authorization")
 		switch g.mode {
 		case ModeLoopback:
+			if h := forwardedBy(r); h != "" {
+				http.Error(w, "forbidden: the request came through a proxy ("+h+" header), and without a dashboard token or a GitHub login only requests from this machine itself may see the dashboard; set GCLOOP_DASHBOARD_TOKEN", http.StatusForbidden)
+				return
+			}
 			if !loopback(r) {
 				http.Error(w, "forbidden: only loopback requests may see the dashboard while neither a dashboard token nor a GitHub login is configured", http.StatusForbidden)
 				return
@@ -83,7 +87,7 @@ func (g *Guard) byToken(w http.ResponseWriter, r *http.Request) (ok, handled boo
 		if isWebsocket(r) {
 			return true, false // the handshake cannot set a cookie we control
 		}
-		g.setCookie(w, cookieToken, g.tokenCookie(g.now().Add(TokenCookieTTL)), "/", g.now().Add(TokenCookieTTL))
+		g.setCookie(w, r, cookieToken, g.tokenCookie(g.now().Add(TokenCookieTTL)), "/", g.now().Add(TokenCookieTTL))
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			q.Del("token")
 			u := *r.URL
@@ -110,7 +114,8 @@ func (g *Guard) tokenEqual(got string) bool {
 
 // loopback reports whether r came from a loopback address, to a loopback
 // host name: a page of another site that rebinds its name to 127.0.0.1
-// sends its own name as Host and is refused. X-Forwarded-For is not read.
+// sends its own name as Host and is refused. Forwarding headers are not
+// read here; Wrap refuses a request that has any.
 func loopback(r *http.Request) bool {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -130,6 +135,22 @@ func loopback(r *http.Request) bool {
 	}
 	hip := net.ParseIP(name)
 	return hip != nil && hip.IsLoopback()
+}
+
+// forwardingHeaders are the headers a proxy adds for the client it
+// forwards.
+var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Real-IP"}
+
+// forwardedBy is the first forwarding header r has (even empty), or "":
+// a proxy on this machine connects from loopback and may send a loopback
+// Host, so loopback alone does not prove the viewer is here.
+func forwardedBy(r *http.Request) string {
+	for _, h := range forwardingHeaders {
+		if len(r.Header.Values(h)) > 0 {
+			return h
+		}
+	}
+	return ""
 }
 
 // wantsPage reports whether r is a browser asking for a page (a login

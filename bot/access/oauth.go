@@ -35,7 +35,7 @@ func (g *Guard) login(w http.ResponseWriter, r *http.Request) {
 	}
 	next := localPath(r.URL.Query().Get("next"))
 	exp := g.now().Add(StateTTL)
-	g.setCookie(w, cookieState, g.stateCookie(state, next, exp), g.path("/auth/"), exp)
+	g.setCookie(w, r, cookieState, g.stateCookie(state, next, exp), g.path("/auth/"), exp)
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, g.oauth.AuthCodeURL(state), http.StatusFound)
 }
@@ -55,7 +55,7 @@ func (g *Guard) callback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "login failed: no login in progress in this browser (state cookie missing); start again at /auth/login", http.StatusBadRequest)
 		return
 	}
-	g.clearCookie(w, cookieState, g.path("/auth/"))
+	g.clearCookie(w, r, cookieState, g.path("/auth/"))
 	state, next, err := g.openState(c.Value)
 	if err != nil {
 		g.log.Info("access: login refused", "err", err, "remote", r.RemoteAddr)
@@ -104,15 +104,15 @@ func (g *Guard) callback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "login failed", http.StatusInternalServerError)
 		return
 	}
-	g.setCookie(w, cookieSession, value, g.path("/"), exp)
+	g.setCookie(w, r, cookieSession, value, g.path("/"), exp)
 	g.log.Info("access: logged in", "login", user.GetLogin())
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // logout removes the session cookie.
 func (g *Guard) logout(w http.ResponseWriter, r *http.Request) {
-	g.clearCookie(w, cookieSession, g.path("/"))
-	g.clearCookie(w, cookieToken, "/")
+	g.clearCookie(w, r, cookieSession, g.path("/"))
+	g.clearCookie(w, r, cookieToken, "/")
 	http.Redirect(w, r, g.path("/"), http.StatusSeeOther)
 }
 

@@ -42,7 +42,7 @@ func groups(t *testing.T, log string) []string {
 func TestActionLogGroupsAndSteps(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
-	in := map[string]string{"loop": "review", "evidence": "review-results.json, missing.json"}
+	in := map[string]string{"loop": "review", "evidence": "review-results.json"}
 	r1 := w.runAction(step{inputs: in, files: map[string]string{"review-results.json": reviewFix}})
 	if r1.code != 0 {
 		t.Fatalf("round 1 exit %d\n%s\n%s", r1.code, r1.stdout, r1.stderr)
@@ -52,8 +52,7 @@ func TestActionLogGroupsAndSteps(t *testing.T) {
 		t.Errorf("groups (-want +got):\n%s", diff)
 	}
 	mustContain(t, "the log", r1.stdout,
-		"gcloop: evidence review-results.json, missing.json; artifacts none\n",
-		"gcloop: evidence missing.json: not found in the workspace\n",
+		"gcloop: evidence review-results.json; artifacts none\n",
 		"gcloop: evidence review-results.json: read as review, 4 finding(s)\n",
 		"gcloop: decision: FIX — round 1 of 3 (review)\n",
 		"gcloop: issues: opened #",
@@ -64,9 +63,6 @@ func TestActionLogGroupsAndSteps(t *testing.T) {
 		if strings.Contains(line, token) && line != "::add-mask::"+token {
 			t.Errorf("the log shows the token: %q", line)
 		}
-	}
-	if n := strings.Count(r1.stdout, "not found in the workspace"); n != 1 {
-		t.Errorf("the missing evidence is noted %d times, want once:\n%s", n, r1.stdout)
 	}
 
 	// The same run re-run changes nothing: the log says so.
@@ -125,13 +121,12 @@ func TestActionNotesPrintedOnFailure(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
 	empty := `<?xml version="1.0"?><coverage line-rate="1" lines-covered="0" lines-valid="0"><packages/></coverage>`
-	r := w.runAction(step{inputs: map[string]string{"loop": "coverage", "evidence": "coverage.xml\nmissing.info"},
+	r := w.runAction(step{inputs: map[string]string{"loop": "coverage", "evidence": "coverage.xml"},
 		files: map[string]string{"coverage.xml": empty}})
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	mustContain(t, "the log", r.stdout, "gcloop: evidence missing.info: not found in the workspace\n",
-		"gcloop: evidence coverage.xml: read as coverage (cobertura)")
+	mustContain(t, "the log", r.stdout, "gcloop: evidence coverage.xml: read as coverage (cobertura)")
 	groups(t, r.stdout) // closed before the error
 }
 
@@ -140,12 +135,12 @@ func TestActionNotesPrintedOnFailure(t *testing.T) {
 func TestActionEvidenceCommaSeparated(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
-	r := w.runAction(step{inputs: map[string]string{"loop": "review", "evidence": " a.json ,missing.json,\n"},
-		files: map[string]string{"a.json": reviewFix}})
+	r := w.runAction(step{inputs: map[string]string{"loop": "review", "evidence": " a.json ,b.json,\n"},
+		files: map[string]string{"a.json": reviewFix, "b.json": reviewFix}})
 	if r.code != 0 || r.outputs["decision"] != "fix" {
 		t.Fatalf("exit %d outputs %v\n%s", r.code, r.outputs, r.stderr)
 	}
-	mustContain(t, "the log", r.stdout, "gcloop: evidence a.json: read as review", "gcloop: evidence missing.json: not found in the workspace")
+	mustContain(t, "the log", r.stdout, "gcloop: evidence a.json: read as review", "gcloop: evidence b.json: read as review")
 }
 
 // logGroups are the workflow commands of the action's log sections, for

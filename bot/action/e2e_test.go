@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gcloop/gcloop/bot/ghfake"
+	"github.com/google/go-cmp/cmp"
 )
 
 // gcloopBin is the gcloop binary built once for the end-to-end tests: they
@@ -329,9 +331,11 @@ func TestReviewLoopEndToEnd(t *testing.T) {
 	}
 }
 
-// A new round's report costs two requests (its check run, one more, is
-// counted in TestCheckRunGatesTheJudgedCommit).
-func TestConvergedRoundCostsTwoRequests(t *testing.T) {
+// A new round's report costs three requests: the comments, the report
+// read again just before its edit (the compare-and-swap that keeps a
+// command landing during the round), the edit. Its check run, one more, is
+// counted in TestCheckRunGatesTheJudgedCommit.
+func TestConvergedRoundCostsThreeRequests(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
 	in := map[string]string{"loop": "review", "evidence": "r.json", "issues": "false", "check": "false"}
@@ -350,8 +354,13 @@ func TestConvergedRoundCostsTwoRequests(t *testing.T) {
 			api = append(api, q)
 		}
 	}
-	if len(api) > 2 {
-		t.Errorf("a converged round made %d requests, want ≤ 2 (list comments, edit): %q", len(api), api)
+	want := []string{"GET /repos/octo/shop/issues/1/comments", "GET /repos/octo/shop/issues/comments/ID", "PATCH /repos/octo/shop/issues/comments/ID"}
+	report := w.gh.Comments(owner, repo, w.pr)[0].ID
+	for i := range api {
+		api[i] = strings.Replace(api[i], "comments/"+strconv.FormatInt(report, 10), "comments/ID", 1)
+	}
+	if diff := cmp.Diff(want, api); diff != "" {
+		t.Errorf("a converged round's requests (-want +got):\n%s", diff)
 	}
 }
 

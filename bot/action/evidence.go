@@ -18,18 +18,19 @@ import (
 
 // workspaceFiles expands the evidence inputs — paths or globs relative to
 // the workspace (doublestar syntax: `*` within a segment, `**` across
-// segments) — to files. A directory stands for the files under it that
-// gcloop recognises. A pattern that matches nothing is noted, not fatal:
-// the decision says whether evidence is missing.
+// segments), or absolute paths inside it — to files. A directory stands
+// for the files under it that gcloop recognises. A path or glob the user
+// named that matches nothing is an error naming it: a typo must never let
+// a loop decide without its evidence (a critique would converge).
 //
 // Everything is read through an os.Root on the workspace: a named path or
 // a file in a named directory that is a symlink out of the workspace is
 // refused with an error naming it; a glob matches regular files only, so
 // it never follows a symlink.
-func workspaceFiles(ws string, patterns []string) (files []string, notes []string, err error) {
+func workspaceFiles(ws string, patterns []string) (files []string, err error) {
 	root, err := os.OpenRoot(ws)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open the workspace: %w", err)
+		return nil, fmt.Errorf("open the workspace: %w", err)
 	}
 	defer root.Close()
 	fsys := root.FS()
@@ -41,26 +42,26 @@ func workspaceFiles(ws string, patterns []string) (files []string, notes []strin
 		}
 	}
 	for _, pat := range patterns {
-		clean, err := cleanPattern(pat)
+		clean, err := inWorkspace(ws, pat)
 		if err != nil {
-			return nil, nil, err
+			return nil, fmt.Errorf("evidence %w", err)
 		}
 		if !strings.ContainsAny(clean, "*?[{\\") {
 			info, err := root.Stat(clean)
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
-				notes = append(notes, fmt.Sprintf("evidence %s: not found in the workspace", pat))
+				return nil, fmt.Errorf("evidence %s: not found in the workspace %s", pat, ws)
 			case err != nil:
-				return nil, nil, refused(root, pat, clean, err)
+				return nil, refused(root, pat, clean, err)
 			case !info.IsDir() && !info.Mode().IsRegular():
-				return nil, nil, fmt.Errorf("evidence %s: not a regular file", pat)
+				return nil, fmt.Errorf("evidence %s: not a regular file", pat)
 			case info.IsDir():
 				found, err := knownFilesUnder(root, clean)
 				if err != nil {
-					return nil, nil, fmt.Errorf("evidence %s: %w", pat, err)
+					return nil, fmt.Errorf("evidence %s: %w", pat, err)
 				}
 				if len(found) == 0 {
-					notes = append(notes, fmt.Sprintf("evidence %s: no evidence file in the directory", pat))
+					return nil, fmt.Errorf("evidence %s: no file in the directory is in a format gcloop reads", pat)
 				}
 				for _, f := range found {
 					add(f)
@@ -71,7 +72,7 @@ func workspaceFiles(ws string, patterns []string) (files []string, notes []strin
 			continue
 		}
 		if !doublestar.ValidatePattern(clean) {
-			return nil, nil, fmt.Errorf("evidence %q: not a valid glob pattern", pat)
+			return nil, fmt.Errorf("evidence %q: not a valid glob pattern", pat)
 		}
 		base, _ := doublestar.SplitPattern(clean)
 		n := 0
@@ -94,13 +95,13 @@ func workspaceFiles(ws string, patterns []string) (files []string, notes []strin
 			return nil
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("evidence %s: %w", pat, err)
+			return nil, fmt.Errorf("evidence %s: %w", pat, err)
 		}
 		if n == 0 {
-			notes = append(notes, fmt.Sprintf("evidence %s: matched no file", pat))
+			return nil, fmt.Errorf("evidence %s: matched no file in the workspace %s", pat, ws)
 		}
 	}
-	return files, notes, nil
+	return files, nil
 }
 
 // refused explains why a workspace path could not be opened: most often a
@@ -112,12 +113,21 @@ func refused(root *os.Root, pat, rel string, err error) error {
 	return fmt.Errorf("evidence %s: %w", pat, err)
 }
 
-// cleanPattern keeps a pattern inside the workspace.
-func cleanPattern(pat string) (string, error) {
-	p := path.Clean(filepath.ToSlash(strings.TrimSpace(pat)))
-	p = strings.TrimPrefix(p, "./")
+// inWorkspace turns a path or glob an input names into a clean slash path
+// relative to the workspace ws: a relative one as it is, an absolute one
+// that lies inside ws made relative to it. One that leaves the workspace
+// is refused. The error starts with the name, for the caller to prefix
+// with the input.
+func inWorkspace(ws, name string) (string, error) {
+	p := strings.TrimSpace(name)
+	if filepath.IsAbs(p) && ws != "" {
+		if rel, err := filepath.Rel(ws, p); err == nil {
+			p = rel
+		}
+	}
+	p = strings.TrimPrefix(path.Clean(filepath.ToSlash(p)), "./")
 	if path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
-		return "", fmt.Errorf("evidence %q: want a path inside the workspace", pat)
+		return "", fmt.Errorf("%q: outside the workspace %s; want a path relative to it, or an absolute path inside it", name, ws)
 	}
 	return p, nil
 }

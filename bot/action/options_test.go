@@ -105,14 +105,21 @@ func TestWorkspaceFilesGlobs(t *testing.T) {
 		{"**/junit.xml", []string{"a/b/junit.xml", "junit.xml"}},
 		{"reports/**", []string{"reports/a/b.xml", "reports/x.sarif"}},
 		{"reports/**/*.sarif", []string{"reports/x.sarif"}},
-		{"*.info", nil},
+		{"*.info", nil}, // matches nothing: an error
 		{"{results,reports}/*.{json,sarif}", []string{"reports/x.sarif", "results/run-L1.json"}},
 		{"missing/**/*.xml", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
 			t.Parallel()
-			got, _, err := workspaceFiles(ws, []string{tt.pattern})
+			got, err := workspaceFiles(ws, []string{tt.pattern})
+			if tt.want == nil {
+				want := "evidence " + tt.pattern + ": matched no file in the workspace " + ws
+				if err == nil || err.Error() != want {
+					t.Fatalf("workspaceFiles(%q) = %q, %v; want the error %q", tt.pattern, got, err, want)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,17 +159,29 @@ func TestWorkspaceFiles(t *testing.T) {
 	write("out/a.sarif", `{"version":"2.1.0","runs":[]}`)
 	write("out/notes.txt", "not evidence")
 	write(".git/x.json", `{"review_score": 1}`)
-	files, notes, err := workspaceFiles(ws, []string{"review-results.json", "out", "**/*.json", "missing.xml"})
+	files, err := workspaceFiles(ws, []string{"review-results.json", "out", "**/*.json", filepath.Join(ws, "out", "a.sarif")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"review-results.json", "out/a.sarif"}, files); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"evidence missing.xml: not found in the workspace"}, notes); diff != "" {
-		t.Errorf("notes (-want +got):\n%s", diff)
-	}
-	if _, _, err := workspaceFiles(ws, []string{"../etc/passwd"}); err == nil {
-		t.Error("a path outside the workspace was accepted")
+	for _, tt := range []struct{ pattern, want string }{
+		{"missing.xml", "evidence missing.xml: not found in the workspace " + ws},
+		{"out/notes.txt/..", ""}, // the directory out itself: found
+		{"empty", "evidence empty: no file in the directory is in a format gcloop reads"},
+		{"../etc/passwd", `evidence "../etc/passwd": outside the workspace ` + ws + "; want a path relative to it, or an absolute path inside it"},
+		{"/etc/passwd", `evidence "/etc/passwd": outside the workspace ` + ws + "; want a path relative to it, or an absolute path inside it"},
+	} {
+		if err := os.MkdirAll(filepath.Join(ws, "empty"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := workspaceFiles(ws, []string{"review-results.json", tt.pattern})
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("workspaceFiles(%q): %v", tt.pattern, err)
+		case tt.want != "" && (err == nil || err.Error() != tt.want):
+			t.Errorf("workspaceFiles(%q) error %v, want %q", tt.pattern, err, tt.want)
+		}
 	}
 }

@@ -261,6 +261,9 @@ func annotate(a *githubactions.Action, d *decide.Decision) {
 	if rest > 0 {
 		a.Noticef("gcloop %s: %d more critical/high findings not annotated (see the job summary)", d.ID, rest)
 	}
+	if d.WithoutData != "" {
+		a.WithFieldsMap(map[string]string{"title": "gcloop " + d.ID}).Warningf("converged without critique data: %s", oneLine(d.WithoutData))
+	}
 }
 
 func oneLine(s string) string {
@@ -274,9 +277,9 @@ func oneLine(s string) string {
 // AppendDiscoveries appends gc_decision (and fix_applied, after a commit)
 // lines to a discoveries.ndjson in the workspace.
 func AppendDiscoveries(ws, rel string, res *Result) error {
-	p, err := cleanPattern(rel)
+	p, err := inWorkspace(ws, rel)
 	if err != nil {
-		return fmt.Errorf("input discoveries: %w", err)
+		return fmt.Errorf("input discoveries %w", err)
 	}
 	d := res.Decision
 	type line struct {
@@ -335,9 +338,9 @@ func AppendDiscoveries(ws, rel string, res *Result) error {
 // readLocalConfig reads the configuration file from the workspace; a
 // missing file configures nothing.
 func readLocalConfig(ws, name string) (*config.File, error) {
-	p, err := cleanPattern(name)
+	p, err := inWorkspace(ws, name)
 	if err != nil {
-		return nil, fmt.Errorf("input config: %w", err)
+		return nil, fmt.Errorf("input config %w", err)
 	}
 	root, err := os.OpenRoot(ws)
 	if err != nil {

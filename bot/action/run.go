@@ -100,6 +100,19 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		in.APIError = err
 	}
 	pieces, err := r.readEvidence(ctx, res)
+	if artifact.Refused(err) && in.Pull != nil && in.APIError == nil {
+		// A bomb, an artifact over the budget, an unsafe or broken zip:
+		// the same neutral round as the bot's.
+		why := err.Error()
+		if errors.Is(err, artifact.ErrTooLarge) {
+			why += fmt.Sprintf(" (at most %s of artifacts are unpacked per round)", artifact.Size(artifact.DefaultBudget))
+		}
+		r.Log.Printf("artifacts refused: %s", why)
+		if err := eng.Refuse(ctx, in.Pull, why, res); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -122,13 +135,9 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 
 // readEvidence reads the workspace evidence and the artifacts.
 func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evidence, error) {
-	files, notes, err := workspaceFiles(r.Ctx.Workspace, r.Opts.Evidence)
+	files, err := workspaceFiles(r.Ctx.Workspace, r.Opts.Evidence)
 	if err != nil {
 		return nil, err
-	}
-	res.Notes = append(res.Notes, notes...)
-	for _, n := range notes {
-		r.Log.Note(n) // before any failure of the round
 	}
 	res.EvidenceFiles = files
 	pieces, err := readWorkspaceEvidence(r.Ctx.Workspace, files, r.Opts.Loop)

@@ -79,7 +79,7 @@ func TestRunnerInProcess(t *testing.T) {
 	t.Run("a live round on a pull request", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t, nil)
-		res, log, err := w.inProcess(t, w.prEvent(), map[string]string{"evidence": "review-results.json, missing.json"},
+		res, log, err := w.inProcess(t, w.prEvent(), map[string]string{"evidence": "review-results.json"},
 			map[string]string{"review-results.json": string(review)}, false)
 		if err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func TestRunnerInProcess(t *testing.T) {
 		if res.Decision.Outcome != decide.Fix || len(res.Issues) != 2 || res.CommentURL == "" || res.Check == nil {
 			t.Errorf("outcome %s, issues %v, comment %q, check %v", res.Decision.Outcome, res.Issues, res.CommentURL, res.Check)
 		}
-		mustContain(t, "log", log, "::group::gcloop: inputs", "gcloop: evidence missing.json: not found in the workspace", "gcloop: issues: opened #")
+		mustContain(t, "log", log, "::group::gcloop: inputs", "gcloop: evidence review-results.json: read as review", "gcloop: issues: opened #")
 		if len(res.EvidenceFiles) != 1 || res.EvidenceFiles[0] != "review-results.json" {
 			t.Errorf("evidence files %v", res.EvidenceFiles)
 		}
@@ -105,7 +105,11 @@ func TestRunnerInProcess(t *testing.T) {
 		if res.Decision.MaxRounds != 5 || len(res.Planned) != 2 || !strings.Contains(res.Report, "gcloop:report review") {
 			t.Errorf("max rounds %d (the workspace configuration), %d planned, report %q", res.Decision.MaxRounds, len(res.Planned), res.Report)
 		}
-		mustContain(t, "log", log, "effects: none, a dry run writes nothing to GitHub")
+		mustContain(t, "log", log, "effects: none, a dry run writes nothing to GitHub",
+			"check run gcloop / review: action_required, planned (a dry run writes none)")
+		if strings.Contains(log, "written (id") {
+			t.Errorf("the dry run's log says a check run was written:\n%s", log)
+		}
 		if n := len(w.gh.Requests()) - from; n != 0 {
 			t.Errorf("a dry run made %d requests", n)
 		}
@@ -129,6 +133,26 @@ func TestRunnerInProcess(t *testing.T) {
 		}
 		mustContain(t, "log", log, "artifacts of workflow run", "artifact review/notes.txt: not a format gcloop reads, passed over",
 			"evidence artifact review/review-results.json: read as review")
+	})
+
+	t.Run("a workflow_run round refuses an unsafe artifact with a neutral check", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t, nil)
+		runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
+		w.gh.AddArtifact(owner, repo, runID, "review", ghfake.Zip(t, map[string][]byte{"../review-results.json": review}))
+		run := &github.WorkflowRun{ID: github.Int64(runID), HeadSHA: github.String(w.head), HeadBranch: github.String("feature/cart"),
+			HeadRepository: &github.Repository{ID: github.Int64(100), FullName: github.String(owner + "/" + repo)},
+			PullRequests: []*github.PullRequest{{Number: github.Int(w.pr), Head: &github.PullRequestBranch{SHA: github.String(w.head), Ref: github.String("feature/cart"),
+				Repo: &github.Repository{ID: github.Int64(100)}}}}}
+		res, log, err := w.inProcess(t, round.Event{Name: "workflow_run", Run: run, RunID: 52}, map[string]string{"loop": "review", "artifacts": "review"}, nil, false)
+		if err != nil {
+			t.Fatalf("a refused artifact is a round, not a failure: %v", err)
+		}
+		if res.Decision.Verdict != round.VerdictRefused || res.Check == nil || res.Check.Conclusion != "neutral" || len(res.Issues) != 0 {
+			t.Errorf("verdict %s, check %+v, issues %v; want a neutral refusal", res.Decision.Verdict, res.Check, res.Issues)
+		}
+		mustContain(t, "report", res.Report, `**Why:** ⚠️ the evidence was refused, nothing was judged: artifact "review": entry "../review-results.json": ".." in the path`)
+		mustContain(t, "log", log, "artifacts refused")
 	})
 
 	t.Run("a coverage round with a baseline", func(t *testing.T) {

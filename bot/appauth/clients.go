@@ -30,7 +30,9 @@ type Options struct {
 	// GitHub configures every client: BaseURL (GITHUB_API_URL), and Base,
 	// the transport under the retries (where a metrics wrapper counts
 	// each attempt). Its Token is ignored. A nil Base is one clone of
-	// http.DefaultTransport shared by every client.
+	// http.DefaultTransport shared by every client. Its Pacer paces each
+	// installation's client with the installation's id (a token's with
+	// 0); the App's own client, for /app, is not paced.
 	GitHub ghclient.Options
 	// RefreshBefore is how long before expiry a token is replaced;
 	// default DefaultRefreshBefore.
@@ -82,6 +84,7 @@ func New(o Options) (*Clients, error) {
 		c.signer = &signer{id: o.AppID, key: o.Key, now: o.Now}
 		jo := o.GitHub
 		jo.Base = &jwtTransport{s: c.signer, base: o.GitHub.Base}
+		jo.Pacer = nil // the App's requests spend no installation's budget
 		jc, err := ghclient.New(jo)
 		if err != nil {
 			return nil, fmt.Errorf("auth: %w", err)
@@ -90,6 +93,7 @@ func New(o Options) (*Clients, error) {
 	case o.Token != "":
 		so := o.GitHub
 		so.Token = o.Token
+		so.Installation = 0
 		sc, err := ghclient.New(so)
 		if err != nil {
 			return nil, fmt.Errorf("auth: %w", err)
@@ -144,6 +148,7 @@ func (c *Clients) installation(id int64) (*installation, error) {
 	src := newSource(id, c.mint, c.o.Now, c.o.RefreshBefore)
 	gopts := c.o.GitHub
 	gopts.Base = &tokenTransport{src: src, base: c.o.GitHub.Base}
+	gopts.Installation = id
 	client, err := ghclient.New(gopts)
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 
@@ -30,37 +31,62 @@ type listAPI interface {
 // DownloadArtifact may follow on the API host before the 302 to the blob.
 const maxRedirects = 3
 
-// Download returns the bytes of artifact id: a zip, or the file itself for an
-// artifact uploaded with archive: false (see Extract). GitHub answers the API
-// call with a 302 to a signed blob URL, which is fetched with plain — a client
-// that must not add the GitHub token (the signature is the credential; a
-// token would leak to the blob host). A nil plain uses a bare http.Client.
-// The download is capped at lim.MaxZip bytes. A blob URL that is refused or
-// has expired (401, 403, 404, 410), a 5xx or a broken connection is retried
-// once with a fresh URL, at once. Only a blob failure earns that retry: a
-// failed API call is retried by the client's transport alone and ends
-// Download, so the two retry layers never nest.
-func Download(ctx context.Context, gh artifactsAPI, owner, repo string, id int64, plain *http.Client, lim Limits) ([]byte, error) {
+// Download spools artifact id to a temporary file and returns it; the
+// caller closes it, which removes the file. The file is a zip, or the file
+// itself for an artifact uploaded with archive: false (see Unpack).
+// announced is the artifact's size_in_bytes from the artifact list (0 =
+// unknown): an artifact announced over lim.MaxZip is refused before any
+// request, and a download that runs past what was announced, or past
+// lim.MaxZip, is cut off and refused. (What was announced is the zip's
+// size for the artifacts of upload-artifact v4; older ones announce the
+// sum of the files, to which their zip adds headers: a quarter and 64 KiB
+// more is let through.) GitHub answers the API call with a
+// 302 to a signed blob URL, which is fetched with plain — a client that
+// must not add the GitHub token (the signature is the credential; a token
+// would leak to the blob host). A nil plain uses a bare http.Client. A
+// blob URL that is refused or has expired (401, 403, 404, 410), a 5xx or a
+// broken connection is retried once with a fresh URL, at once. Only a blob
+// failure earns that retry: a failed API call is retried by the client's
+// transport alone and ends Download, so the two retry layers never nest.
+func Download(ctx context.Context, gh artifactsAPI, owner, repo string, id, announced int64, plain *http.Client, lim Limits) (*Spool, error) {
 	lim = lim.withDefaults()
 	if plain == nil {
 		plain = &http.Client{}
 	}
 	what := fmt.Sprintf("artifact %d of %s/%s", id, owner, repo)
+	limit, why := lim.MaxZip, "more than "+Size(lim.MaxZip)
+	if announced > lim.MaxZip {
+		return nil, fmt.Errorf("%s: announced as %d bytes, %s: %w", what, announced, why, ErrTooLarge)
+	}
+	if slack := announced + announced/4 + 64<<10; announced > 0 && slack < limit {
+		limit, why = slack, fmt.Sprintf("well past the %d bytes the artifact list announced", announced)
+	}
+	sp, err := newSpool(lim.Dir, lim.Dir == "")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		u, err := location(ctx, gh, owner, repo, id)
 		if err != nil {
+			sp.Close()
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		data, retry, err := fetch(ctx, plain, u, lim)
+		retry, err := fetch(ctx, plain, u, sp, limit, why)
 		if err == nil {
-			return data, nil
+			return sp, nil
 		}
 		if !retry || ctx.Err() != nil {
+			sp.Close()
 			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if rerr := sp.reset(); rerr != nil {
+			sp.Close()
+			return nil, fmt.Errorf("%s: %w", what, rerr)
 		}
 		lastErr = err
 	}
+	sp.Close()
 	return nil, fmt.Errorf("%s: %w (twice, the second time with a fresh download URL)", what, lastErr)
 }
 
@@ -90,38 +116,44 @@ func location(ctx context.Context, gh artifactsAPI, owner, repo string, id int64
 	return u, nil
 }
 
-// fetch GETs the blob. retry reports whether a fresh URL may help.
-func fetch(ctx context.Context, plain *http.Client, u *url.URL, lim Limits) (data []byte, retry bool, err error) {
+// fetch GETs the blob into sp, at most limit bytes (why says what limit
+// is, for the error). retry reports whether a fresh URL may help.
+func fetch(ctx context.Context, plain *http.Client, u *url.URL, sp *Spool, limit int64, why string) (retry bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("download: %w", err)
+		return false, fmt.Errorf("download: %w", err)
 	}
 	resp, err := plain.Do(req)
 	if err != nil {
-		return nil, true, fmt.Errorf("download from %s: %w", u.Host, stripURL(err))
+		return true, fmt.Errorf("download from %s: %w", u.Host, stripURL(err))
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusOK:
 	case resp.StatusCode == http.StatusUnauthorized, resp.StatusCode == http.StatusForbidden,
 		resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusGone:
-		return nil, true, fmt.Errorf("download from %s: HTTP %d: the signed URL was refused or has expired", u.Host, resp.StatusCode)
+		return true, fmt.Errorf("download from %s: HTTP %d: the signed URL was refused or has expired", u.Host, resp.StatusCode)
 	case resp.StatusCode >= 500:
-		return nil, true, fmt.Errorf("download from %s: HTTP %d", u.Host, resp.StatusCode)
+		return true, fmt.Errorf("download from %s: HTTP %d", u.Host, resp.StatusCode)
 	default:
-		return nil, false, fmt.Errorf("download from %s: HTTP %d, want 200", u.Host, resp.StatusCode)
+		return false, fmt.Errorf("download from %s: HTTP %d, want 200", u.Host, resp.StatusCode)
 	}
-	if resp.ContentLength > lim.MaxZip {
-		return nil, false, fmt.Errorf("download from %s: %d bytes, more than %d: %w", u.Host, resp.ContentLength, lim.MaxZip, ErrTooLarge)
+	if resp.ContentLength > limit {
+		return false, fmt.Errorf("download from %s: %d bytes, %s: %w", u.Host, resp.ContentLength, why, ErrTooLarge)
 	}
-	data, err = io.ReadAll(io.LimitReader(resp.Body, lim.MaxZip+1))
-	if int64(len(data)) > lim.MaxZip {
-		return nil, false, fmt.Errorf("download from %s: more than %d bytes: %w", u.Host, lim.MaxZip, ErrTooLarge)
+	n, err := io.Copy(sp, io.LimitReader(resp.Body, limit+1))
+	sp.Size = n
+	if n > limit {
+		return false, fmt.Errorf("download from %s: %s: %w", u.Host, why, ErrTooLarge)
 	}
 	if err != nil {
-		return nil, true, fmt.Errorf("download from %s: read: %w", u.Host, stripURL(err))
+		var werr *os.PathError
+		if errors.As(err, &werr) { // the spool, not the network
+			return false, fmt.Errorf("download from %s: %w", u.Host, err)
+		}
+		return true, fmt.Errorf("download from %s: read: %w", u.Host, stripURL(err))
 	}
-	return data, false, nil
+	return false, nil
 }
 
 // redact drops the query (the signature) from a URL for error messages.

@@ -6,6 +6,7 @@ import (
 	"compress/flate"
 	"errors"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -78,11 +79,32 @@ func deflate(t testing.TB, data []byte) []byte {
 	return buf.Bytes()
 }
 
+// File is one file of an artifact as a test reads it whole.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// unpackAll unpacks every file of an artifact held in data, keeping all.
+func unpackAll(name string, data []byte, lim Limits) ([]File, error) {
+	var files []File
+	_, err := Unpack(name, bytes.NewReader(data), int64(len(data)), lim, &Budget{}, 512, func([]byte) bool { return true },
+		func(file string, r io.Reader) error {
+			b, err := io.ReadAll(r)
+			if err != nil {
+				return err
+			}
+			files = append(files, File{Name: file, Data: b})
+			return nil
+		})
+	return files, err
+}
+
 func TestExtract(t *testing.T) {
 	t.Parallel()
 	zeros := make([]byte, 1<<20)
 	bomb := deflate(t, zeros)
-	small := Limits{MaxFile: 64 << 10, MaxTotal: 100 << 10}
+	small := Limits{MaxFile: 64 << 10, Budget: 100 << 10}
 	tests := []struct {
 		name    string
 		data    []byte
@@ -146,12 +168,12 @@ func TestExtract(t *testing.T) {
 			data: buildZip(t, entry{name: "bomb", data: string(zeros)}), lim: small, wantErr: ErrTooLarge, entry: "bomb"},
 		{name: "a megabyte of zeros declared as 64 KiB is cut off where its header says it ends",
 			data: buildZip(t, entry{name: "liar", raw: true, method: zip.Deflate, declared: 64 << 10, compressed: bomb}), lim: small, wantErr: zip.ErrFormat, entry: "liar"},
-		{name: "a megabyte of zeros declared as 32 KiB after 80 KiB of files passes MaxTotal and is cut off",
+		{name: "a megabyte of zeros declared as 32 KiB after 80 KiB of files passes Budget and is cut off",
 			data: buildZip(t, entry{name: "a", data: strings.Repeat("a", 40<<10)}, entry{name: "b", data: strings.Repeat("b", 40<<10)},
 				entry{name: "liar", raw: true, method: zip.Deflate, declared: 32 << 10, compressed: bomb}), lim: small, wantErr: ErrTooLarge, entry: "liar"},
 		{name: "a megabyte of zeros declared as 10 bytes fails to read",
 			data: buildZip(t, entry{name: "liar", raw: true, method: zip.Deflate, declared: 10, compressed: bomb}), lim: small, wantErr: zip.ErrFormat, entry: "liar"},
-		{name: "files that together pass MaxTotal are refused",
+		{name: "files that together pass Budget are refused",
 			data: buildZip(t, entry{name: "a", data: strings.Repeat("a", 40<<10)}, entry{name: "b", data: strings.Repeat("b", 40<<10)}, entry{name: "c", data: strings.Repeat("c", 40<<10)}),
 			lim:  small, wantErr: ErrTooLarge, entry: "c"},
 		{name: "a zip larger than MaxZip is refused",
@@ -167,7 +189,7 @@ func TestExtract(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Extract("gcloop-art", tc.data, tc.lim)
+			got, err := unpackAll("gcloop-art", tc.data, tc.lim)
 			if tc.wantErr == nil {
 				if err != nil {
 					t.Fatalf("Extract: %v", err)
@@ -210,7 +232,7 @@ func TestExtractUnzippedArtifactNames(t *testing.T) {
 	for _, tc := range tests {
 		t.Run("artifact named "+tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Extract(tc.name, []byte("data"), Limits{})
+			got, err := unpackAll(tc.name, []byte("data"), Limits{})
 			if tc.wantErr {
 				if !errors.Is(err, ErrUnsafe) {
 					t.Fatalf("err = %v, want ErrUnsafe", err)
@@ -236,7 +258,7 @@ func TestExtractChecksCRC(t *testing.T) {
 		UncompressedSize64: 5, CompressedSize64: 5})
 	w.Write(data)
 	zw.Close()
-	if _, err := Extract("crc", buf.Bytes(), Limits{}); !errors.Is(err, zip.ErrChecksum) {
+	if _, err := unpackAll("crc", buf.Bytes(), Limits{}); !errors.Is(err, zip.ErrChecksum) {
 		t.Errorf("err = %v, want zip.ErrChecksum", err)
 	}
 }
@@ -250,9 +272,9 @@ func FuzzExtract(f *testing.F) {
 	f.Add("report.json", []byte(`{"x":1}`))
 	f.Add("../x", []byte("plain"))
 	f.Add("art", []byte("PK\x05\x06"))
-	lim := Limits{MaxZip: 1 << 20, MaxFiles: 50, MaxFile: 64 << 10, MaxTotal: 128 << 10}
+	lim := Limits{MaxZip: 1 << 20, MaxFiles: 50, MaxFile: 64 << 10, Budget: 128 << 10}
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
-		files, err := Extract(name, data, lim)
+		files, err := unpackAll(name, data, lim)
 		if err != nil {
 			return
 		}
@@ -277,7 +299,7 @@ func FuzzExtract(f *testing.F) {
 			}
 			total += int64(len(fl.Data))
 		}
-		if total > lim.MaxTotal || len(files) > lim.MaxFiles {
+		if total > lim.Budget || len(files) > lim.MaxFiles {
 			t.Fatalf("%d files, %d bytes: over the limits", len(files), total)
 		}
 	})

@@ -212,10 +212,13 @@ func FuzzDownload(f *testing.F) {
 		{301, "https://api.github.test/repositories/1/actions/artifacts/5/zip", 200, -1, nil},
 		{200, "", 200, -1, nil},
 	} {
-		f.Add(s.apiStatus, s.location, s.blobStatus, s.declared, s.body)
+		f.Add(s.apiStatus, s.location, s.blobStatus, s.declared, s.body, int64(0))
 	}
 	lim := Limits{MaxZip: 4 << 10}
-	f.Fuzz(func(t *testing.T, apiStatus int, location string, blobStatus int, declared int64, body []byte) {
+	f.Add(302, "https://blob.test/a.zip?sig=SECRETSIG", 200, int64(-1), zipData, int64(len(zipData)))
+	f.Add(302, "https://blob.test/a.zip?sig=SECRETSIG", 200, int64(-1), zipData, int64(10))
+	f.Add(302, "https://blob.test/a.zip?sig=SECRETSIG", 200, int64(-1), zipData, int64(1<<40))
+	f.Fuzz(func(t *testing.T, apiStatus int, location string, blobStatus int, declared int64, body []byte, announced int64) {
 		if apiStatus < 100 || apiStatus > 999 || blobStatus < 100 || blobStatus > 999 {
 			return
 		}
@@ -232,7 +235,15 @@ func FuzzDownload(f *testing.F) {
 			return r
 		}}
 		plain := &http.Client{Transport: blob, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		data, err := Download(context.Background(), fuzzClient(api).Actions, "o", "r", 5, plain, lim)
+		var data []byte
+		sp, err := Download(context.Background(), fuzzClient(api).Actions, "o", "r", 5, announced, plain, lim)
+		if err == nil {
+			data, err = io.ReadAll(io.NewSectionReader(sp, 0, sp.Size))
+			sp.Close()
+		}
+		if announced > lim.MaxZip && (err == nil || api.calls > 0) {
+			t.Fatalf("announced %d over MaxZip: err %v after %d API calls, want a refusal before any", announced, err, api.calls)
+		}
 		if blob.token {
 			t.Fatal("the blob host got the API token")
 		}
@@ -254,6 +265,9 @@ func FuzzDownload(f *testing.F) {
 				t.Fatal("data with an error")
 			}
 			return
+		}
+		if announced > 0 && int64(len(data)) > announced+announced/4+64<<10 {
+			t.Fatalf("got %d bytes, far past the %d announced", len(data), announced)
 		}
 		if int64(len(data)) > lim.MaxZip || !bytes.Equal(data, body) {
 			t.Fatalf("got %d bytes, the blob host sent %d (cap %d)", len(data), len(body), lim.MaxZip)

@@ -64,7 +64,7 @@ func TestDownloadRetriesDoNotMultiply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Download(context.Background(), client.Actions, "o", "r", 1, blob.Client(), Limits{}); err == nil {
+			if _, err := downloadBytes(client.Actions, "o", "r", 1, blob.Client(), Limits{}); err == nil {
 				t.Fatal("Download succeeded, want the failure")
 			}
 			if apiCalls.Load() != tt.wantAPICalls || blob.hits.Load() != tt.wantHit {

@@ -105,6 +105,9 @@ type Result struct {
 	// was written instead; Note then says why, for the report.
 	Status bool
 	Note   string
+	// Planned is set by a dry run, which records the check run and writes
+	// nothing.
+	Planned bool
 	// Requests counts the requests made.
 	Requests int
 }
@@ -256,10 +259,11 @@ func short(sha string) string { return sha[:min(len(sha), 7)] }
 
 // ConclusionOf is the check run conclusion of a decision: success when it
 // converged (approved included), action_required for a fix round, failure
-// for an escalation (an abort included), neutral when it was cut short.
+// for an escalation (an abort included), neutral when it was cut short or
+// converged without the data it judges (Decision.WithoutData).
 func ConclusionOf(d *decide.Decision) string {
 	switch {
-	case d.Status == decide.StatusPartial:
+	case d.Status == decide.StatusPartial, d.WithoutData != "":
 		return Neutral
 	case d.Outcome == decide.Converge:
 		return Success

@@ -29,7 +29,9 @@ type Effect struct {
 }
 
 // Apply applies an authorized command to a loop's state. It is pure: st is
-// not modified and now is the only clock.
+// not modified and now is the only clock: the time the command was given
+// (its comment's creation time), recorded in the action and the grant,
+// so that a replayed or late command older than it is ignored (Older).
 //
 //   - retry on an open loop starts a new round now, spending one of the
 //     loop's own max_rounds, so it takes no grant and does not count

@@ -6,6 +6,7 @@
 package delivery
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/artifact"
+	"github.com/gcloop/gcloop/bot/command"
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
@@ -49,8 +51,11 @@ type Handler struct {
 	Plain *http.Client
 	// Timeout bounds one delivery's work (default 5 minutes).
 	Timeout time.Duration
-	Log     Log
-	Now     func() time.Time
+	// ArtifactBudget is the bytes a round may unpack from its artifacts
+	// (0 = artifact.DefaultBudget); a round over it is refused.
+	ArtifactBudget int64
+	Log            Log
+	Now            func() time.Time
 }
 
 // ErrIgnored is a delivery the bot has nothing to do for.
@@ -113,8 +118,15 @@ func (h *Handler) now() time.Time {
 }
 
 // command handles a /gc command; a command naming no loop goes to the only
-// loop the repository configures, if it configures exactly one.
+// loop the repository configures, if it configures exactly one. A comment
+// that runs no command — most comments: no /gc line, or written by a bot,
+// gcloop's own reports included — is ignored before any request to GitHub.
 func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) error {
+	c := ev.GetComment()
+	if _, _, ok := command.Filter(command.Event{Action: ev.GetAction(), IsPR: ev.GetIssue().IsPullRequest(),
+		Body: c.GetBody(), Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType()}); !ok {
+		return ErrIgnored
+	}
 	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), &round.Event{Name: "issue_comment", Comment: ev, Actor: ev.GetSender().GetLogin()}, round.Options{Check: true})
 	if err != nil {
 		return err
@@ -122,14 +134,23 @@ func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) err
 	if file, err := e.GH.Config(ctx, "", e.Opts.Config); err == nil && file != nil && len(file.Sections()) == 1 {
 		e.Opts.ID = file.Sections()[0].ID
 	}
+	// Every event names the loop the command resolved to (a /gc retry
+	// without a loop id goes to the repository's only loop).
 	res, err := e.Command(ctx)
+	loop := e.Opts.ID
+	if res != nil && res.Command != nil && res.Command.LoopID != "" {
+		loop = res.Command.LoopID
+	}
 	if err != nil {
-		h.emit(ctx, e, ev.GetIssue().GetNumber(), "", event.Error, map[string]any{"error": err.Error()})
+		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Error, map[string]any{"error": err.Error()})
 		return err
 	}
 	if c := res.Command; c != nil {
-		h.emit(ctx, e, ev.GetIssue().GetNumber(), c.Command.LoopID, event.Command, map[string]any{
-			"verb": c.Command.Verb, "by": c.Author, "refused": c.Refused, "dispatched": c.Dispatched})
+		data := map[string]any{"verb": c.Command.Verb, "by": c.Author, "refused": c.Refused, "dispatched": c.Dispatched}
+		if c.Ignored != "" {
+			data["ignored"] = c.Ignored
+		}
+		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Command, data)
 	}
 	return nil
 }
@@ -148,7 +169,7 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 	if err != nil {
 		return err
 	}
-	var errs []error
+	var errs, ignored []error
 	ran := 0
 	for _, sec := range file.Sections() {
 		set, err := config.Resolve(sec.Loop, sec.ID, file, config.Overrides{})
@@ -156,14 +177,24 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 			continue
 		}
 		ran++
-		if err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); err != nil {
+		switch err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); {
+		case errors.Is(err, ErrIgnored):
+			ignored = append(ignored, fmt.Errorf("loop %s: %w", sec.ID, err))
+		case err != nil:
 			errs = append(errs, fmt.Errorf("loop %s: %w", sec.ID, err))
 		}
 	}
-	if ran == 0 {
+	switch {
+	case ran == 0:
 		return ErrIgnored
+	case len(errs) > 0:
+		// A loop that failed makes the delivery fail (and be retried),
+		// also when another loop ignored it.
+		return errors.Join(errs...)
+	case len(ignored) == ran:
+		return errors.Join(ignored...)
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // round is one server-side round of loop id on the workflow run's pull
@@ -187,23 +218,44 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 	if err != nil {
 		return err
 	}
-	read, err := artifact.Evidence(ctx, c.Actions, h.Plain, e.Event.Owner, e.Event.Repo, run.GetID(), names, loop, artifact.Limits{})
-	if err != nil {
-		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
-		return err
-	}
-	pieces := make([]*decide.Evidence, 0, len(read.Pieces))
-	for _, p := range read.Pieces {
-		pieces = append(pieces, p.Evidence)
-	}
-	evidence, err := decide.Merge(pieces...)
-	if err != nil {
-		return err
-	}
+	lim := artifact.Limits{Budget: h.ArtifactBudget}
+	read, err := artifact.Evidence(ctx, c.Actions, h.Plain, e.Event.Owner, e.Event.Repo, run.GetID(), names, loop, lim)
 	res := &round.Result{}
-	if err := e.Run(ctx, round.Input{Pull: pull, Evidence: evidence}, res); err != nil {
+	switch {
+	case artifact.Refused(err):
+		// A bomb, an artifact over the budget, an unsafe or broken zip: a
+		// neutral round that says so, and the delivery is done — trying
+		// again would refuse it again.
+		why := err.Error()
+		if errors.Is(err, artifact.ErrTooLarge) {
+			budget := cmp.Or(max(lim.Budget, 0), artifact.DefaultBudget)
+			why += fmt.Sprintf(" (the bot unpacks at most %s of artifacts per round: GCLOOP_ARTIFACT_BUDGET)", artifact.Size(budget))
+		}
+		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": why, "refused": true})
+		if err := e.Refuse(ctx, pull, why, res); err != nil {
+			h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
+			return err
+		}
+	case err != nil:
 		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
 		return err
+	default:
+		pieces := make([]*decide.Evidence, 0, len(read.Pieces))
+		for _, p := range read.Pieces {
+			pieces = append(pieces, p.Evidence)
+		}
+		evidence, err := decide.Merge(pieces...)
+		if err != nil {
+			return err
+		}
+		if err := e.Run(ctx, round.Input{Pull: pull, Evidence: evidence}, res); errors.Is(err, round.ErrStaleRun) {
+			// An older run than the loop's last judged one: recorded, ignored.
+			h.emit(ctx, e, pull.Number, id, event.Round, map[string]any{"run": run.GetID(), "sha": run.GetHeadSHA(), "ignored": err.Error()})
+			return fmt.Errorf("%w: %v", ErrIgnored, err)
+		} else if err != nil {
+			h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
+			return err
+		}
 	}
 	d := res.Decision
 	h.emit(ctx, e, pull.Number, id, event.Decision, map[string]any{"round": d.Round, "max_rounds": d.MaxRounds,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -160,6 +161,14 @@ func TestCommandsAndClosedPullRequests(t *testing.T) {
 	if got := w.log.types(); got[len(got)-1] != event.Command {
 		t.Errorf("events %v, want a command last", got)
 	}
+	// The command named no loop: its event names the one it went to.
+	w.log.mu.Lock()
+	for _, e := range w.log.events {
+		if e.Loop != "review" {
+			t.Errorf("a %s event names loop %q, want review", e.Type, e.Loop)
+		}
+	}
+	w.log.mu.Unlock()
 	for _, is := range w.gh.Issues(owner, repo) {
 		if !is.IsPull && is.State != "closed" {
 			t.Errorf("issue #%d is %s after /gc abort (the only configured loop)", is.Number, is.State)
@@ -205,5 +214,35 @@ func TestDeliveriesWithNothingToDo(t *testing.T) {
 	}
 	if err := w.h.Handle(context.Background(), "d", "issue_comment", []byte("{")); err == nil || !strings.Contains(err.Error(), "issue_comment payload") {
 		t.Errorf("a broken payload: %v", err)
+	}
+}
+
+// A run older than the loop's last judged one, delivered after it (a slow
+// run): recorded in the feed with its loop and why, and ignored.
+func TestAnOlderRunDeliveredLateIsIgnored(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "review:\n  bot:\n    artifacts: [review-results]\n")
+	older, newer := w.workflowRun(t), w.workflowRun(t)
+	if err := w.h.Handle(context.Background(), "d-new", "workflow_run", newer); err != nil {
+		t.Fatal(err)
+	}
+	from, events := len(w.gh.Requests()), len(w.log.types())
+	err := w.h.Handle(context.Background(), "d-old", "workflow_run", older)
+	if !errors.Is(err, delivery.ErrIgnored) || !strings.Contains(err.Error(), "superseded") {
+		t.Fatalf("Handle = %v, want ErrIgnored saying superseded", err)
+	}
+	if m := mutations(w.gh, from); len(m) != 0 {
+		t.Errorf("an older run wrote %v", m)
+	}
+	w.log.mu.Lock()
+	defer w.log.mu.Unlock()
+	got := w.log.events[events:]
+	last := got[len(got)-1]
+	var data map[string]any
+	if err := json.Unmarshal(last.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	if last.Type != event.Round || last.Loop != "review" || !strings.Contains(fmt.Sprint(data["ignored"]), "older than run") {
+		t.Errorf("last event %s (loop %q) %v; want a round of review saying why it was ignored", last.Type, last.Loop, data)
 	}
 }

@@ -17,7 +17,7 @@ type Kind string
 // The kinds Classify returns.
 const (
 	KindNone         Kind = ""                  // no error
-	KindRateLimited  Kind = "rate limited"      // 429, 403 rate limit, or a wait we refused
+	KindRateLimited  Kind = "rate limited"      // 429, 403 rate limit, a wait we refused, or the installation's budget
 	KindNotFound     Kind = "not found"         // 404 (also what GitHub answers for a private repo the token cannot see), 410
 	KindPermission   Kind = "permission denied" // 403 that is not a rate limit
 	KindUnauthorized Kind = "unauthorized"      // 401: missing, expired or revoked token
@@ -40,6 +40,7 @@ func Classify(err error) Kind {
 	}
 	var (
 		wait  *WaitError
+		pace  *PaceError
 		rl    *github.RateLimitError
 		abuse *github.AbuseRateLimitError
 		tfa   *github.TwoFactorAuthError
@@ -48,7 +49,7 @@ func Classify(err error) Kind {
 		ne    net.Error
 	)
 	switch {
-	case errors.As(err, &wait), errors.As(err, &rl), errors.As(err, &abuse):
+	case errors.As(err, &wait), errors.As(err, &pace), errors.As(err, &rl), errors.As(err, &abuse):
 		return KindRateLimited
 	case errors.As(err, &tfa):
 		return KindUnauthorized
@@ -103,11 +104,14 @@ func Describe(err error) string {
 	k := Classify(err)
 	var (
 		wait *WaitError
+		pace *PaceError
 		er   *github.ErrorResponse
 	)
 	switch {
 	case errors.As(err, &wait):
 		return fmt.Sprintf("%s: GitHub asked to wait %s, more than %s", k, wait.Wait.Round(1e9), wait.Limit.Round(1e9))
+	case errors.As(err, &pace):
+		return fmt.Sprintf("%s: the installation's GitHub budget asks to wait %s, more than the %s left", k, pace.Wait.Round(1e9), pace.Left.Round(1e9))
 	case errors.As(err, &er):
 		msg := oneLine(er.Message)
 		var details []string

@@ -1,7 +1,9 @@
 // Package ghclient builds the GitHub REST client gcloop uses: go-github v62
 // over an oauth2 token source and a Transport that bounds every call in time,
-// retries what is safe to retry, waits out rate limits within bounds and sends
-// mutating requests one at a time. Classify turns the errors it returns into
+// retries what is safe to retry, waits out rate limits within bounds, sends
+// mutating requests one at a time and, with a Pacer, keeps each App
+// installation's budget of content-creating requests across replicas.
+// Classify turns the errors it returns into
 // words a PR comment or a log line can show.
 package ghclient
 
@@ -55,6 +57,27 @@ type Options struct {
 	Base http.RoundTripper
 	// Logf receives one line per retry; default discards.
 	Logf func(format string, args ...any)
+
+	// Pacer, when set, is asked before every attempt: a content-creating
+	// request (POST, PATCH, PUT, DELETE) waits for its booking in
+	// Installation's budget, any other request waits out a block in
+	// force; and a rate limit GitHub answers is recorded there as a block,
+	// so that every client of Installation, on every replica sharing the
+	// Pacer, honours it. Nil paces nothing beyond MutationPause.
+	Pacer Pacer
+	// Installation is the App installation whose budget the client spends
+	// (0: a token's).
+	Installation int64
+	// OnWait, if set, is told of every wait for the Pacer: write is true
+	// for a content-creating request.
+	OnWait func(installation int64, write bool, d time.Duration)
+	// OnBlock, if set, is told of every block recorded with the Pacer.
+	OnBlock func(installation int64, d time.Duration)
+
+	// Contents, when set, keeps the answers to GET requests marked with
+	// Revalidate and revalidates them with If-None-Match (a 304 costs no
+	// quota). One cache may serve every installation's client.
+	Contents *ContentCache
 }
 
 func (o Options) withDefaults() Options {
@@ -93,6 +116,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
+	}
+	if o.OnWait == nil {
+		o.OnWait = func(int64, bool, time.Duration) {}
+	}
+	if o.OnBlock == nil {
+		o.OnBlock = func(int64, time.Duration) {}
 	}
 	return o
 }

@@ -93,7 +93,7 @@ func explain(err error) string {
 func gitHubFailure(err error) bool {
 	switch err.(type) {
 	case *github.ErrorResponse, *github.RateLimitError, *github.AbuseRateLimitError,
-		*github.TwoFactorAuthError, *WaitError, *TimeoutError, *url.Error:
+		*github.TwoFactorAuthError, *WaitError, *PaceError, *TimeoutError, *url.Error:
 		return true
 	}
 	return false

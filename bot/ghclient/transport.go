@@ -26,6 +26,16 @@ import (
 // MutationPause has passed since the previous one ended, for the rest of the
 // Transport's life.
 //
+// With a Pacer (Options.Pacer), the installation's budget is shared by
+// every client of it, on every replica that shares the pacer's store:
+// before each attempt, a content-creating request (POST, PATCH, PUT,
+// DELETE) waits for its booking — at most 80 a minute and 500 an hour by
+// default — and any other request waits out a block in force. Every rate
+// limit GitHub answers (its Retry-After, X-RateLimit-Reset or backoff) is
+// recorded with the pacer as such a block, and the retry's admission waits
+// it out. A wait that would end past the request context's deadline is not
+// started: RoundTrip returns a *PaceError at once.
+//
 // The retry rule:
 //   - GET, HEAD and OPTIONS are retried on 500, 502, 503 and 504, on transport
 //     errors and on per-attempt timeouts.
@@ -59,6 +69,11 @@ type Transport struct {
 	now           func() time.Time
 	rand          func() float64
 	logf          func(format string, args ...any)
+	pacer         Pacer // nil: no budget shared with other clients
+	installation  int64
+	onWait        func(installation int64, write bool, d time.Duration)
+	onBlock       func(installation int64, d time.Duration)
+	contents      *ContentCache // nil: nothing is revalidated
 
 	// mutation holds one token: whoever holds it may send a mutating request.
 	mutation     chan struct{}
@@ -96,6 +111,11 @@ func newTransport(o Options) *Transport {
 		now:           o.Now,
 		rand:          o.Rand,
 		logf:          o.Logf,
+		pacer:         o.Pacer,
+		installation:  o.Installation,
+		onWait:        o.OnWait,
+		onBlock:       o.OnBlock,
+		contents:      o.Contents,
 		mutation:      make(chan struct{}, 1),
 	}
 	return t
@@ -157,6 +177,11 @@ func replayable(method string, status int) bool {
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	if req.Method == http.MethodGet && t.contents != nil {
+		if r, ok := ctx.Value(revalidationKey{}).(*Revalidation); ok && r != nil {
+			return t.revalidate(req, r)
+		}
+	}
 	if !isRead(req.Method) {
 		select {
 		case t.mutation <- struct{}{}:
@@ -217,6 +242,10 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 			req = req.Clone(ctx)
 			req.Body = body
 		}
+		if err := t.admit(req); err != nil {
+			closeBody(req)
+			return nil, err
+		}
 		resp, err := t.attempt(req)
 		last := attempt >= t.maxRetries
 		if err != nil {
@@ -238,6 +267,21 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 		}
 
 		wait, limited, werr := t.rateLimitWait(req, resp, attempt)
+		var blocked bool
+		if limited {
+			// Every client of the installation is to honour the wait,
+			// also one this request does not accept.
+			d := wait
+			var we *WaitError
+			if errors.As(werr, &we) {
+				d = we.Wait
+			}
+			var err error
+			if blocked, err = t.block(req, resp, d); err != nil {
+				drain(resp)
+				return nil, err
+			}
+		}
 		switch {
 		case werr != nil:
 			drain(resp)
@@ -248,6 +292,9 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 			}
 			drain(resp)
 			t.logf("ghclient: %s %s: rate limited (HTTP %d); retry %d/%d in %s", req.Method, path, resp.StatusCode, attempt+1, t.maxRetries, wait)
+			if blocked {
+				continue // the retry's admit waits the block out
+			}
 			if err := t.sleep(ctx, wait); err != nil {
 				return nil, err
 			}

@@ -3,9 +3,13 @@ package ghfake
 // Repository contents.
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -79,15 +83,13 @@ func (c *call) getContent() {
 	}
 	if ok {
 		if isRawAccept(c.req.Header.Get("Accept")) {
-			c.w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
-			c.w.WriteHeader(http.StatusOK)
-			_, _ = c.w.Write(data)
+			c.conditional("application/vnd.github.raw; charset=utf-8", data)
 			return
 		}
 		o := item(path, "file", hashObject("blob", data), len(data))
 		o["encoding"] = "base64"
 		o["content"] = wrap60(base64.StdEncoding.EncodeToString(data))
-		c.json(http.StatusOK, o)
+		c.conditionalJSON(o)
 		return
 	}
 	entries, ok := c.dirAt(ref, path)
@@ -112,7 +114,57 @@ func (c *call) getContent() {
 		}
 		list = append(list, item(p, typ, e.sha, size))
 	}
-	c.json(http.StatusOK, list)
+	c.conditionalJSON(list)
+}
+
+// conditionalJSON answers v as JSON through conditional.
+func (c *call) conditionalJSON(v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		c.json(http.StatusOK, v) // writeJSON answers 500 for what it cannot encode
+		return
+	}
+	c.conditional("application/json; charset=utf-8", body)
+}
+
+// conditional answers body with an ETag, or 304 Not Modified with no body
+// when the request's If-None-Match names that ETag (or is "*"), as GitHub
+// does. GitHub's ETag depends on the representation, so the Accept header
+// is part of it; a 304 counts against no rate limit, so the request is
+// taken off the caller's quota again.
+func (c *call) conditional(contentType string, body []byte) {
+	sum := sha256.Sum256(append([]byte(c.req.Header.Get("Accept")+"\x00"), body...))
+	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+	c.w.Header().Set("ETag", etag)
+	if etagMatch(c.req.Header.Get("If-None-Match"), etag) {
+		if c.s.used[c.login] > 0 {
+			c.s.used[c.login]--
+			used := c.s.used[c.login]
+			c.w.Header().Set("X-RateLimit-Used", strconv.Itoa(used))
+			c.w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(max(rateLimit-used, 0)))
+		}
+		c.w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	c.w.Header().Set("Content-Type", contentType)
+	c.w.WriteHeader(http.StatusOK)
+	_, _ = c.w.Write(body)
+}
+
+// etagMatch is If-None-Match's weak comparison (RFC 9110 13.1.2): any
+// listed tag equal to etag once W/ is dropped from both, or "*".
+func etagMatch(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	opaque := strings.TrimPrefix(etag, "W/")
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == opaque {
+			return true
+		}
+	}
+	return false
 }
 
 // wrap60 breaks base64 text into lines of 60 characters as GitHub does.

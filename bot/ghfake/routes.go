@@ -73,6 +73,8 @@ func init() {
 		"git/create-commit":                               (*call).createCommit,
 		"git/get-commit":                                  (*call).getCommit,
 		"repos/get-content":                               (*call).getContent,
+		"repos/get":                                       (*call).getRepo,
+		"repos/get-branch":                                (*call).getBranch,
 		"checks/create":                                   (*call).createCheckRun,
 		"checks/update":                                   (*call).updateCheckRun,
 		"checks/get":                                      (*call).getCheckRun,

@@ -33,6 +33,7 @@ type repoState struct {
 	reruns        []int64
 	checkRuns     map[int64]*checkRunState
 	statuses      []*statusState
+	protected     map[string]bool // branch name → protected (Protect)
 }
 
 func (r *repoState) fullName() string { return r.owner + "/" + r.name }

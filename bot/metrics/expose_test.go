@@ -103,6 +103,7 @@ func TestExpositionParses(t *testing.T) {
 			"gcloop_rounds_total":              "counter",
 			"gcloop_decisions_total":           "counter",
 			"gcloop_github_requests_total":     "counter",
+			"gcloop_artifacts_refused_total":   "counter",
 			"gcloop_queue_depth":               "gauge",
 			"gcloop_websocket_subscribers":     "gauge",
 			"gcloop_websocket_dropped_total":   "counter",

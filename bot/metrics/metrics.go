@@ -34,6 +34,7 @@ type Metrics struct {
 	rounds     *counterVec
 	decisions  *counterVec
 	github     *counterVec
+	refused    *counterVec
 }
 
 // New returns a registry with the bot's metrics and Go's runtime and
@@ -52,9 +53,12 @@ func New() *Metrics {
 		github: newCounterVec("gcloop_github_requests_total",
 			"Requests sent to GitHub (each attempt), by method and status; status \"error\" when no answer came.",
 			"method", "status"),
+		refused: newCounterVec("gcloop_artifacts_refused_total",
+			"Rounds whose artifacts were refused: over the artifact budget, a zip bomb, unsafe or broken."),
 	}
 	m.rounds.v.with() // shown from the start, at 0
-	m.reg.register(m.deliveries, m.duration, m.events, m.rounds, m.decisions, m.github,
+	m.refused.v.with()
+	m.reg.register(m.deliveries, m.duration, m.events, m.rounds, m.decisions, m.github, m.refused,
 		goCollector{}, newProcessCollector("/proc", time.Now()))
 	return m
 }
@@ -112,6 +116,13 @@ func (m *Metrics) Event(e event.Event) {
 		}
 		_ = json.Unmarshal(e.Data, &d)
 		m.decisions.inc(decisionLabel(d.Decision))
+	case event.Error:
+		var d struct {
+			Refused bool `json:"refused"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && d.Refused {
+			m.refused.inc()
+		}
 	}
 }
 

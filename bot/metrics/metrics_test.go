@@ -72,6 +72,15 @@ func TestMetrics(t *testing.T) {
 			`gcloop_decisions_total{decision="other"}`:    "1",
 			`gcloop_events_total{type="decision"}`:        "3",
 		}},
+		{"refused artifacts come from the log's error events", func(m *Metrics) {
+			l := CountingLog{Log: memLog{}, Metrics: m}
+			ctx := context.Background()
+			_, _ = l.Append(ctx, event.Event{Type: event.Error, Data: json.RawMessage(`{"error":"artifact \"a\": over the limit","refused":true}`)})
+			_, _ = l.Append(ctx, event.Event{Type: event.Error, Data: json.RawMessage(`{"error":"GitHub is down"}`)})
+		}, map[string]string{
+			`gcloop_artifacts_refused_total`:    "1",
+			`gcloop_events_total{type="error"}`: "2",
+		}},
 		{"the queue depth is read at each scrape", func(m *Metrics) {
 			m.QueueDepth(func(context.Context) (int, error) { return 7, nil })
 		}, map[string]string{`gcloop_queue_depth`: "7"}},

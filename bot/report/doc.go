@@ -14,7 +14,9 @@
 //     last line, never cut. ReplaceState swaps the state of an existing
 //     comment.
 //   - FindState finds the loop's comment and decodes its state (Marker,
-//     ParseMarker); Upsert writes it.
+//     ParseMarker); Swap writes it with a compare-and-swap on the comment
+//     as it was read (ErrConflict when it changed meanwhile); Upsert
+//     writes it without the compare.
 //   - EscapeInline and EscapeBlock make artifact text safe in GitHub
 //     Markdown, for the report and for anything else gcloop writes.
 //

@@ -15,6 +15,10 @@ import (
 // why is line two: the figures the decision rests on, in a sentence.
 func (w *writer) why() {
 	d := w.d
+	if d.Refused != "" {
+		w.printf("**Why:** ⚠️ the evidence was refused, nothing was judged: %s.\n\n", strings.TrimSuffix(w.richLine(d.Refused), "."))
+		return
+	}
 	var parts []string
 	switch d.Loop {
 	case decide.Review:
@@ -27,6 +31,10 @@ func (w *writer) why() {
 		}
 		parts = append(parts, s, w.findingsWhy())
 	case decide.Critique:
+		if d.WithoutData != "" {
+			parts = append(parts, "converged without critique data: "+w.text(d.WithoutData))
+			break
+		}
 		parts = append(parts, w.findingsWhy())
 	case decide.Validation:
 		parts = append(parts, w.regressionsWhy())
@@ -201,6 +209,8 @@ func (w *writer) next() {
 	d := w.d
 	var s string
 	switch {
+	case d.Refused != "" && len(d.NextSteps) > 0:
+		s = w.richLine(strings.Join(d.NextSteps, "; "))
 	case d.Outcome == decide.Fix:
 		s = w.fixNext()
 	case d.Outcome == decide.Escalate && noneStep(d.NextSteps) != "":

@@ -20,6 +20,9 @@ import (
 func (e *Engine) publishCheck(ctx context.Context, res *Result, sha string, prev *decide.CheckRecord, rec *decide.RoundRecord) {
 	d := res.Decision
 	spec := e.checkSpec(d, sha)
+	if d.WithoutData != "" && res.Settings.WithoutData == "success" {
+		spec.Conclusion = check.Success // the repository's choice (without_data: success)
+	}
 	if spec.Summary == "" {
 		d.Notes = append(d.Notes, "the check run was not written: the report did not render")
 		return
@@ -41,6 +44,7 @@ func (e *Engine) publishCheck(ctx context.Context, res *Result, sha string, prev
 	if out.Note != "" {
 		d.Notes = append(d.Notes, out.Note)
 	}
+	res.checkPlanned = out.Planned
 	rec.Check = &decide.CheckRecord{ID: out.ID, Status: out.Status, Digest: digest}
 }
 

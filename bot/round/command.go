@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/command"
@@ -18,17 +19,29 @@ import (
 
 // CommandResult is what a /gc command did.
 type CommandResult struct {
-	Command    command.Command
-	Author     string
-	Refused    bool
+	Command command.Command
+	Author  string
+	Refused bool
+	// LoopID is the loop the command went to: the one it names, else the
+	// one the driver runs ("" when none could be told).
+	LoopID string
+	// Ignored says why a command was ignored without a reaction: its
+	// comment is gone, was edited since the delivery, or is older than the
+	// last command the loop applied.
+	Ignored    string
 	Reply      string // the reply comment posted, if any
 	Dispatched bool
 	State      *decide.State
 }
 
-// Command handles the /gc command of an issue_comment event: guards, then
+// Command handles the /gc command of an issue_comment event: guards; the
+// comment read again (gone, edited since the delivery, or older than the
+// last command the loop applied → ignored, without a reaction); then
 // permission through the collaborator-permission API, then the command,
 // with reactions 👀 on start, 🚀 when done and 😕 with a reply on refusal.
+// The report comment is written with a compare-and-swap: when a round or
+// another command wrote it meanwhile, the command is applied again to
+// what it holds now (at most maxPlans times).
 func (e *Engine) Command(ctx context.Context) (*Result, error) {
 	c := e.Event.Comment
 	ev := command.Event{
@@ -56,24 +69,47 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 	if cmd.LoopID != "" {
 		id = cmd.LoopID
 	}
-	e.react(ctx, res, ev.CommentID, command.Eyes)
-
+	cr.LoopID = id
+	ignore := func(why string) (*Result, error) {
+		cr.Ignored = why
+		res.Notes = append(res.Notes, fmt.Sprintf("/gc %s by @%s ignored: %s", cmd.Verb, ev.Author, why))
+		e.log().Printf("command: /gc %s by @%s (comment %d) ignored: %s", cmd.Verb, ev.Author, ev.CommentID, why)
+		return res, nil
+	}
+	// The comment again, as it is now: the delivery may be late, replayed
+	// or redelivered.
+	at, why, err := e.reread(ctx, ev)
+	if err != nil {
+		return res, err
+	}
+	if why != "" {
+		return ignore(why)
+	}
+	started := false
+	start := func() {
+		if !started {
+			started = true
+			e.react(ctx, res, ev.CommentID, command.Eyes)
+		}
+	}
 	refuse := func(eff command.Effect) (*Result, error) {
+		start()
 		cr.Refused = true
 		cr.Reply = command.Reply(ev, cmd, eff)
 		if cr.Reply != "" {
 			if err := e.GH.Reply(ctx, ev.Number, cr.Reply); err != nil {
-				return nil, err
+				return res, err
 			}
 		}
 		e.react(ctx, res, ev.CommentID, command.Confused)
 		return res, nil
 	}
 	if cmd.Verb == command.Help && cmd.Unknown == "" && cmd.BadLoopID == "" {
+		start()
 		cr.Reply = command.Reply(ev, cmd, command.Effect{})
 		if cr.Reply != "" {
 			if err := e.GH.Reply(ctx, ev.Number, cr.Reply); err != nil {
-				return nil, err
+				return res, err
 			}
 		}
 		e.react(ctx, res, ev.CommentID, command.Rocket)
@@ -84,62 +120,88 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 	}
 	pr, err := e.GH.Pull(ctx, ev.Number)
 	if errors.Is(err, ErrOffline) {
+		start()
 		res.Notes = append(res.Notes, fmt.Sprintf("dry run: would check @%s's permission and run /gc %s on loop %s", ev.Author, cmd.Verb, id))
 		return res, nil
 	}
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	pull := PullFrom(pr)
 	found, err := e.GH.FindReport(ctx, pull.Number, id)
 	if err != nil {
-		return nil, fmt.Errorf("read the report comment: %w", err)
+		return res, fmt.Errorf("read the report comment: %w", err)
 	}
+	if why := command.Older(found.State, cmd, ev.Author, at); why != "" {
+		return ignore(why)
+	}
+	start()
 	if found.State == nil {
 		return refuse(command.UnknownLoop(id, nil))
 	}
 	file, err := e.config(ctx, pull)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	set, err := config.Resolve(found.State.Loop, id, file, e.Opts.Overrides)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Settings = set
 	level, ok, err := e.GH.Permission(ctx, ev.Author, set.Permission)
 	if err != nil {
-		return nil, fmt.Errorf("check @%s's permission: %w", ev.Author, err)
+		return res, fmt.Errorf("check @%s's permission: %w", ev.Author, err)
 	}
 	if !ok {
 		return refuse(command.Unauthorized(level, set.Permission))
 	}
-	eff := command.Apply(found.State, cmd, ev.Author, e.Now().UTC().Truncate(1e9), set.MaxRetries)
-	if eff.Refused {
-		return refuse(eff)
-	}
-	cr.State = eff.State
-	if eff.NewRound {
-		switch {
-		case set.Dispatch == "":
-			eff.Reply += " No `dispatch` workflow is configured: push a commit or re-run the workflow to start it."
-		case pull.Fork():
-			eff.Reply += " The PR comes from a fork: its branch cannot be dispatched; re-run the workflow to start the round."
-		default:
-			if err := e.GH.Dispatch(ctx, set.Dispatch, pull.HeadRef, pull.Number); err != nil {
-				return refuse(command.Failed("the next round could not be dispatched: " + ghclient.Explain(err)))
-			}
-			cr.Dispatched = true
+	var eff command.Effect
+	for plan := 1; ; plan++ {
+		eff = command.Apply(found.State, cmd, ev.Author, at, set.MaxRetries)
+		if eff.Refused {
+			return refuse(eff)
 		}
-	}
-	if eff.Action != nil || cmd.Verb == command.Status {
+		cr.State = eff.State
+		if eff.NewRound && !cr.Dispatched {
+			switch {
+			case set.Dispatch == "":
+				eff.Reply += " No `dispatch` workflow is configured: push a commit or re-run the workflow to start it."
+			case pull.Fork():
+				eff.Reply += " The PR comes from a fork: its branch cannot be dispatched; re-run the workflow to start the round."
+			default:
+				if err := e.GH.Dispatch(ctx, set.Dispatch, pull.HeadRef, pull.Number); err != nil {
+					return refuse(command.Failed("the next round could not be dispatched: " + ghclient.Explain(err)))
+				}
+				cr.Dispatched = true
+			}
+		}
+		if eff.Action == nil && cmd.Verb != command.Status {
+			break
+		}
 		body, err := withState(found.Comment.GetBody(), eff.State, banner(cmd, ev.Author, eff), e.scope(pull.Number), []byte(e.Opts.StateKey))
 		if err != nil {
-			return nil, err
+			return res, err
 		}
-		if _, err := e.GH.UpsertReport(ctx, pull.Number, found.Comment, body); err != nil {
-			return nil, fmt.Errorf("update the report comment: %w", err)
+		_, err = e.GH.UpsertReport(ctx, pull.Number, found.Comment, body)
+		if errors.Is(err, report.ErrConflict) && plan < maxPlans {
+			// A round or another command wrote the report meanwhile: apply
+			// the command to what it holds now.
+			e.log().Printf("command: /gc %s: %v; applied again to the report as it is now", cmd.Verb, err)
+			if found, err = e.GH.FindReport(ctx, pull.Number, id); err != nil {
+				return res, fmt.Errorf("read the report comment again: %w", err)
+			}
+			if why := command.Older(found.State, cmd, ev.Author, at); why != "" {
+				return ignore(why)
+			}
+			if found.State == nil {
+				return refuse(command.UnknownLoop(id, nil))
+			}
+			continue
 		}
+		if err != nil {
+			return res, fmt.Errorf("update the report comment: %w", err)
+		}
+		break
 	}
 	if eff.Action != nil && (cmd.Verb == command.Approve || cmd.Verb == command.Abort) {
 		e.closeSettled(ctx, res, pull, eff.State)
@@ -149,6 +211,32 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 	}
 	e.react(ctx, res, ev.CommentID, command.Rocket)
 	return res, nil
+}
+
+// reread reads the command's comment again before it acts. It returns
+// when the command was given (the comment's creation time, to the
+// second) and why it is ignored ("" when it stands). A dry run reads
+// nothing: the delivered comment's time stands, else the engine's clock.
+func (e *Engine) reread(ctx context.Context, ev command.Event) (time.Time, string, error) {
+	c, err := e.GH.Comment(ctx, ev.CommentID)
+	switch {
+	case errors.Is(err, ErrOffline):
+		at := e.Event.Comment.GetComment().GetCreatedAt().Time
+		if at.IsZero() {
+			at = e.Now()
+		}
+		return at.UTC().Truncate(time.Second), "", nil
+	case errors.Is(err, ErrGone):
+		return time.Time{}, command.Current(ev, command.Reread{Gone: true}), nil
+	case err != nil:
+		return time.Time{}, "", fmt.Errorf("read the command's comment again: %w", err)
+	}
+	r := command.Reread{Body: c.GetBody(), Created: c.GetCreatedAt().Time, Updated: c.GetUpdatedAt().Time}
+	at := r.Created
+	if at.IsZero() {
+		at = e.Now()
+	}
+	return at.UTC().Truncate(time.Second), command.Current(ev, r), nil
 }
 
 // bannerRE matches the command banner gcloop puts on top of a report,

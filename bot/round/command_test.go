@@ -27,6 +27,8 @@ func TestEngineCommands(t *testing.T) {
 	t.Parallel()
 	const (
 		eyes     = "POST /repos/octo/shop/issues/comments/ID/reactions"
+		reread   = "GET /repos/octo/shop/issues/comments/ID"
+		swap     = "GET /repos/octo/shop/issues/comments/REPORT"
 		pull     = "GET /repos/octo/shop/pulls/1"
 		comments = "GET /repos/octo/shop/issues/1/comments"
 		config   = "GET /repos/octo/shop/contents/.github/gcloop.yml"
@@ -45,13 +47,13 @@ func TestEngineCommands(t *testing.T) {
 		requests                []string
 	}{
 		{"a writer approves", "lead", "write", "/gc approve", false, decide.StateApproved,
-			[]string{eyes, pull, comments, config, perm, edit, issues, note + "2/comments", closeIt + "2", note + "3/comments", closeIt + "3", note + "4/comments", closeIt + "4", check, eyes}},
+			[]string{reread, pull, comments, eyes, config, perm, swap, edit, issues, note + "2/comments", closeIt + "2", note + "3/comments", closeIt + "3", note + "4/comments", closeIt + "4", check, eyes}},
 		{"a writer aborts", "lead", "write", "/gc abort", false, decide.StateAborted,
-			[]string{eyes, pull, comments, config, perm, edit, issues, note + "2/comments", closeIt + "2", note + "3/comments", closeIt + "3", note + "4/comments", closeIt + "4", check, eyes}},
+			[]string{reread, pull, comments, eyes, config, perm, swap, edit, issues, note + "2/comments", closeIt + "2", note + "3/comments", closeIt + "3", note + "4/comments", closeIt + "4", check, eyes}},
 		{"a reader is refused", "dev", "read", "/gc approve", true, "",
-			[]string{eyes, pull, comments, config, perm, reply, eyes}},
+			[]string{reread, pull, comments, eyes, config, perm, reply, eyes}},
 		{"help is answered", "dev", "read", "/gc help", false, "",
-			[]string{eyes, reply, eyes}},
+			[]string{reread, eyes, reply, eyes}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +79,7 @@ func TestEngineCommands(t *testing.T) {
 			got := w.since(from)
 			report := w.gh.Comments(owner, repo, w.pr)[0].ID
 			runs := w.gh.CheckRuns(owner, repo)
-			r := strings.NewReplacer("/"+itoa(ev.Comment.GetComment().GetID())+"/", "/ID/", "/"+tt.user+"/", "/USER/", "/"+itoa(report), "/REPORT")
+			r := strings.NewReplacer("comments/"+itoa(ev.Comment.GetComment().GetID()), "comments/ID", "/"+tt.user+"/", "/USER/", "/"+itoa(report), "/REPORT")
 			for i := range got {
 				got[i] = r.Replace(got[i])
 				if len(runs) > 0 {

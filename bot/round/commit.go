@@ -17,38 +17,41 @@ import (
 // judgeChanges judges the generator's changes in the workspace against the
 // commit that was checked out and judged, and pushes the accepted ones as
 // one commit on it. The round's test results (its JUnit evidence) are the
-// tests after; the baseline gives those before.
-func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *Pull, history []decide.RoundRecord) {
+// tests after; the baseline gives those before. Just before the push,
+// current says whether the loop's state is still the one the round was
+// decided on; when it is not, nothing is pushed and judgeChanges returns
+// false (the round is decided again), else true.
+func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *Pull, history []decide.RoundRecord, current func() bool) bool {
 	d := res.Decision
 	lg := e.log()
 	if pull.Fork() {
 		d.Notes = append(d.Notes, pushfix.ForkReason)
 		escalate(d, "the PR comes from a fork: test-only fixes cannot be pushed to it")
-		return
+		return true
 	}
 	judged, how := e.judgedCommit(pull)
 	if judged == "" {
 		d.Notes = append(d.Notes, "the workspace changes were not judged: "+how)
-		return
+		return true
 	}
 	if in.Workspace == "" {
 		d.Notes = append(d.Notes, "the workspace changes were not judged: no workspace")
-		return
+		return true
 	}
 	ws := pushfix.Workspace{Dir: in.Workspace, Ignore: ownFiles(in.Own)}
 	snap, err := e.GH.Snapshot(ctx, judged, ws)
 	switch {
 	case errors.Is(err, ErrOffline):
 		d.Notes = append(d.Notes, "dry run: the workspace changes are judged against the PR head, which needs the API; no commit planned")
-		return
+		return true
 	case err != nil:
 		d.Notes = append(d.Notes, "the workspace changes could not be judged: "+ghclient.Explain(err))
-		return
+		return true
 	}
 	d.Notes = append(d.Notes, snap.Notes...)
 	changes := snap.Changes
 	if len(changes) == 0 {
-		return
+		return true
 	}
 	var m guard.Metrics
 	if prev := lastWith(history, func(x decide.RoundRecord) bool { return x.Coverage != nil || x.PassRate != nil }); prev != nil {
@@ -83,12 +86,19 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 	if len(plan.Accepted) == 0 {
 		revertChanges(res, plan)
 		lg.Printf("commit: none, the changes were refused: %s", violations(plan.Guard))
-		return
+		return true
+	}
+	if !current() {
+		return false
 	}
 	sha, err := e.GH.Push(ctx, pushfix.PushSpec{Owner: e.Event.Owner, Repo: e.Event.Repo, Branch: pull.HeadRef,
 		HeadSHA: judged, BaseTree: snap.BaseTree, Changes: plan.Accepted, Modes: snap.Modes,
 		Message: fmt.Sprintf("gcloop: test-only fixes of %s round %d\n\n%d file(s) judged test-only by gcloop.", d.ID, d.Round, len(plan.Accepted))})
 	switch {
+	case errors.Is(err, pushfix.ErrProtectedBranch):
+		refuseAll(&plan, changes, guard.Violation{Kind: "protected_branch", Detail: ghclient.Explain(err) + ": gcloop pushes no fix commit there"})
+		revertChanges(res, plan)
+		lg.Printf("commit: none, the changes were refused: %s", violations(plan.Guard))
 	case errors.Is(err, pushfix.ErrHeadMoved):
 		refuseAll(&plan, changes, guard.Violation{Kind: "conflict", Detail: "the PR head moved after " + shortSHA(judged) + " was checked out and judged (" + ghclient.Explain(err) + ")"})
 		revertChanges(res, plan)
@@ -97,9 +107,15 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 		d.Notes = append(d.Notes, "the test-only fix could not be pushed: "+ghclient.Explain(err))
 	default:
 		res.Commit = sha
-		d.Reasons = append(d.Reasons, fmt.Sprintf("pushed %d test-only file(s) as %s", len(plan.Accepted), shortSHA(sha)))
+		d.Reasons = append(d.Reasons, pushedReason(len(plan.Accepted), sha))
 		lg.Printf("commit: pushed %d test-only file(s) as %s on %s", len(plan.Accepted), shortSHA(sha), pull.HeadRef)
 	}
+	return true
+}
+
+// pushedReason is the reason that names the fix commit a round pushed.
+func pushedReason(files int, sha string) string {
+	return fmt.Sprintf("pushed %d test-only file(s) as %s", files, shortSHA(sha))
 }
 
 // refuseAll refuses a change set as a whole for the violations vs.

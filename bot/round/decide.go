@@ -1,6 +1,7 @@
 package round
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -81,12 +82,11 @@ func Decide(in DecideInput) (*Decided, error) {
 	if in.Round > 0 {
 		round, history = in.Round, roundsBefore(st.Rounds, in.Round)
 	}
-	if in.RunID != 0 && st.Superseded(in.RunID, in.RunAttempt) {
-		// Re-running an old run would judge an old head, or undo a later
-		// judgment of this one: no decision, nothing written.
-		last := st.Last()
-		return nil, &decide.NoDecisionError{Msg: fmt.Sprintf("workflow run %d is a re-run of a run that run %d has superseded (round %d on %s): nothing decided or written; re-run the latest run, or push",
-			in.RunID, last.RunID, last.N, shortSHA(last.SHA))}
+	if in.RunID != 0 && st.Superseded(in.RunID) {
+		// A run older than the last judged one — delivered late, or
+		// re-run — would judge an old head, or undo a later judgment of
+		// this one: no decision, nothing written.
+		return nil, staleRun(in.RunID, in.RunAttempt, st.Last())
 	}
 	d, err := decide.Decide(decide.Input{Loop: loop, ID: id, Evidence: in.Evidence, Config: set.Config, Round: round,
 		History: history, Grants: len(st.Grants), SHA: in.SHA, Now: in.Now})
@@ -102,6 +102,22 @@ func Decide(in DecideInput) (*Decided, error) {
 		settle(d, st)
 	}
 	return &Decided{Decision: d, Settings: set, State: st, History: history, Final: final}, nil
+}
+
+// ErrStaleRun marks a workflow run older than the one the loop's last
+// judged round recorded: it is ignored — no round, no issue, no check, no
+// comment. The error also is a *decide.NoDecisionError (the CLI's exit 1).
+var ErrStaleRun = errors.New("stale workflow run")
+
+// staleRun is the error that ignores run runID (attempt) for last.
+func staleRun(runID int64, attempt int, last *decide.RoundRecord) error {
+	what := fmt.Sprintf("workflow run %d", runID)
+	if attempt > 1 {
+		what = fmt.Sprintf("workflow run %d (a re-run, attempt %d)", runID, attempt)
+	}
+	return fmt.Errorf("%w: %w", ErrStaleRun, &decide.NoDecisionError{Msg: fmt.Sprintf(
+		"%s is older than run %d, which round %d on %s judged: superseded, ignored — nothing decided or written; re-run the latest run, or push",
+		what, last.RunID, last.N, shortSHA(last.SHA))})
 }
 
 // MismatchError is a state that holds another loop than the one decided.

@@ -16,7 +16,14 @@
 //  3. the dispatch of the next round;
 //  4. the check run on the judged commit;
 //  5. the report comment with the state — last, so the state records what
-//     was done.
+//     was done — with a compare-and-swap on the comment as it was read.
+//
+// When a /gc command or another run changed the report comment during the
+// round, the round is decided again on the state as it is now and the
+// effects are carried out from that plan (they converge: issues synced
+// again, the same check run updated); the commit is pushed only after the
+// comment was read again, and once. A workflow run older than the loop's
+// last judged run decides nothing (ErrStaleRun).
 //
 // A failing effect is noted in the report and the round goes on (the
 // decision is then partial); a GitHub API that is down before anything is

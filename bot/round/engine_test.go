@@ -107,6 +107,18 @@ func (w *world) run(t *testing.T, ev *decide.Evidence, o round.Options, runID in
 // world's).
 func (w *world) runIn(t *testing.T, ev *decide.Evidence, o round.Options, runID int64, changes map[string]*string, pull *round.Pull) (*round.Result, []string) {
 	t.Helper()
+	return w.round(t, ev, o, runID, changes, pull, nil)
+}
+
+// runWith is runIn on the world's PR with the engine's GitHub wrapped by
+// wrap.
+func (w *world) runWith(t *testing.T, ev *decide.Evidence, o round.Options, runID int64, changes map[string]*string, wrap func(round.GitHub) round.GitHub) (*round.Result, []string) {
+	t.Helper()
+	return w.round(t, ev, o, runID, changes, nil, wrap)
+}
+
+func (w *world) round(t *testing.T, ev *decide.Evidence, o round.Options, runID int64, changes map[string]*string, pull *round.Pull, wrap func(round.GitHub) round.GitHub) (*round.Result, []string) {
+	t.Helper()
 	if pull == nil {
 		pull = w.pull()
 	}
@@ -130,6 +142,9 @@ func (w *world) runIn(t *testing.T, ev *decide.Evidence, o round.Options, runID 
 	}
 	from := len(w.gh.Requests())
 	e := w.engine(round.Event{Name: "pull_request", SHA: pull.HeadSHA, RunID: runID, RunAttempt: 1, Pull: pull}, o)
+	if wrap != nil {
+		e.GH = wrap(e.GH)
+	}
 	pull, err := e.Pull(context.Background())
 	if err != nil {
 		t.Fatal(err)

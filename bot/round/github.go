@@ -38,7 +38,8 @@ type GitHub interface {
 	// and whether it reaches min.
 	Permission(ctx context.Context, user, min string) (level string, ok bool, err error)
 
-	// Push commits the accepted changes on the head branch.
+	// Push commits the accepted changes on the head branch; it refuses the
+	// default branch and protected branches (pushfix.ErrProtectedBranch).
 	Push(ctx context.Context, spec pushfix.PushSpec) (sha string, err error)
 	// SyncIssues opens, updates and closes the fix issues.
 	SyncIssues(ctx context.Context, spec publish.SyncSpec) (publish.SyncResult, error)
@@ -46,7 +47,11 @@ type GitHub interface {
 	Dispatch(ctx context.Context, workflow, ref string, pr int) error
 	// Check writes a check run (or the commit status standing in for it).
 	Check(ctx context.Context, spec check.Spec) (check.Result, error)
-	// UpsertReport creates the report comment on pr, or edits existing.
+	// Comment reads comment id again; ErrGone when it was deleted.
+	Comment(ctx context.Context, id int64) (*github.IssueComment, error)
+	// UpsertReport creates the report comment on pr, or edits existing
+	// with a compare-and-swap: only when it still is as it was read
+	// (report.Swap), else report.ErrConflict and nothing is written.
 	UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error)
 	// Reply posts a comment on issue or pull request number.
 	Reply(ctx context.Context, number int, body string) error
@@ -100,8 +105,12 @@ func (l *Live) PullsWithCommit(ctx context.Context, sha string) ([]*github.PullR
 
 // Config implements GitHub: the file is read from ref (the base branch,
 // never the PR head); a missing file is nil.
+// The file is revalidated with If-None-Match when the client keeps a
+// ghclient.ContentCache: an unchanged file costs no quota and is not
+// parsed again (the parsed file is shared; nothing changes it).
 func (l *Live) Config(ctx context.Context, ref, name string) (*config.File, error) {
-	fc, _, resp, err := l.Client.Repositories.GetContents(ctx, l.Owner, l.Repo, name, &github.RepositoryContentGetOptions{Ref: ref})
+	rv := &ghclient.Revalidation{}
+	fc, _, resp, err := l.Client.Repositories.GetContents(ghclient.Revalidate(ctx, rv), l.Owner, l.Repo, name, &github.RepositoryContentGetOptions{Ref: ref})
 	if resp != nil && resp.StatusCode == http.StatusNotFound {
 		return nil, nil
 	}
@@ -111,11 +120,18 @@ func (l *Live) Config(ctx context.Context, ref, name string) (*config.File, erro
 	if fc == nil {
 		return nil, fmt.Errorf("read %s from %s: a directory, not a file", name, ref)
 	}
+	if f, ok := rv.Kept().(*config.File); ok && f.Name == name {
+		return f, nil
+	}
 	text, err := fc.GetContent()
 	if err != nil {
 		return nil, fmt.Errorf("read %s from %s: %w", name, ref, err)
 	}
-	return config.Parse(name, strings.NewReader(text))
+	f, err := config.Parse(name, strings.NewReader(text))
+	if err == nil {
+		rv.Keep(f)
+	}
+	return f, err
 }
 
 // FindReport implements GitHub.
@@ -141,8 +157,13 @@ func (l *Live) Permission(ctx context.Context, user, min string) (string, bool, 
 	return command.Authorize(ctx, command.RoleClient{Client: l.Client}, l.Owner, l.Repo, user, min)
 }
 
-// Push implements GitHub.
+// Push implements GitHub: never to the repository's default branch or a
+// protected branch (pushfix.CheckBranch, two reads paid only by a round
+// that has a commit to push).
 func (l *Live) Push(ctx context.Context, spec pushfix.PushSpec) (string, error) {
+	if err := pushfix.CheckBranch(ctx, l.Client.Repositories, spec.Owner, spec.Repo, spec.Branch); err != nil {
+		return "", err
+	}
 	return pushfix.Push(ctx, l.Client.Git, spec)
 }
 
@@ -171,9 +192,21 @@ func (l *Live) Check(ctx context.Context, spec check.Spec) (check.Result, error)
 	return check.Publish(ctx, l.Client.Checks, l.Client.Repositories, spec)
 }
 
+// Comment implements GitHub.
+func (l *Live) Comment(ctx context.Context, id int64) (*github.IssueComment, error) {
+	c, resp, err := l.Client.Issues.GetComment(ctx, l.Owner, l.Repo, id)
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("comment %d: %w", id, ErrGone)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read comment %d: %w", id, ghclient.Explained(err))
+	}
+	return c, nil
+}
+
 // UpsertReport implements GitHub.
 func (l *Live) UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error) {
-	c, err := report.Upsert(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
+	c, err := report.Swap(ctx, l.Client.Issues, l.Owner, l.Repo, pr, existing, body)
 	if err != nil {
 		return nil, ghclient.Explained(err)
 	}
@@ -193,6 +226,9 @@ func (l *Live) Reply(ctx context.Context, number int, body string) error {
 func (l *Live) React(ctx context.Context, commentID int64, content string) error {
 	return command.React(ctx, l.Client.Reactions, l.Owner, l.Repo, commentID, content)
 }
+
+// ErrGone is returned by Comment for a comment that was deleted.
+var ErrGone = errors.New("the comment is gone")
 
 // ErrOffline is returned by a Recorder for a read that needs the API.
 var ErrOffline = errors.New("a dry run does not call the GitHub API")

@@ -64,8 +64,10 @@ func commentChange(found *github.IssueComment, body string) string {
 }
 
 // logCheck prints what became of the round's check run.
-func logCheck(l Log, id string, rec, prev *decide.CheckRecord) {
+func logCheck(l Log, id string, rec, prev *decide.CheckRecord, res *Result) {
 	switch {
+	case res.checkPlanned && res.Check != nil:
+		l.Printf("check run %s: %s, planned (a dry run writes none)", check.Name(id), res.Check.Conclusion)
 	case rec == nil:
 		l.Printf("check run %s: not written (see the notes)", check.Name(id))
 	case rec == prev:

@@ -86,7 +86,12 @@ func (r *Recorder) Dispatch(_ context.Context, workflow, ref string, pr int) err
 // Check implements GitHub.
 func (r *Recorder) Check(_ context.Context, spec check.Spec) (check.Result, error) {
 	r.record("check", "%s on %s: %s", check.Name(spec.LoopID), spec.SHA, spec.Conclusion)
-	return check.Result{}, nil
+	return check.Result{Planned: true}, nil
+}
+
+// Comment implements GitHub: a dry run reads no comment.
+func (r *Recorder) Comment(context.Context, int64) (*github.IssueComment, error) {
+	return nil, ErrOffline
 }
 
 // UpsertReport implements GitHub.

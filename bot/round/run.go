@@ -79,6 +79,8 @@ type Result struct {
 	// APIError is the first GitHub failure that stopped the run's effects;
 	// the decision is then partial.
 	APIError error
+	// checkPlanned: a dry run recorded the check run (Check) and wrote none.
+	checkPlanned bool
 }
 
 // apiDown records the first GitHub failure.
@@ -87,6 +89,10 @@ func (res *Result) apiDown(err error) {
 		res.APIError = ghclient.Explained(err)
 	}
 }
+
+// maxPlans bounds how often a round or a command is planned again when
+// its report comment changed on GitHub since it was read.
+const maxPlans = 3
 
 // Engine runs rounds for one repository.
 type Engine struct {
@@ -106,8 +112,16 @@ func (e *Engine) log() Log {
 
 // Run decides the round and carries out its effects. A round cut short by
 // ctx returns the decision it has with status partial and no error.
+//
+// The report comment is written with a compare-and-swap on what the round
+// read (report.Swap). When a /gc command or another run wrote it
+// meanwhile, the round is decided again on the state as it is now and its
+// effects are carried out again from that plan — each is idempotent, so
+// they converge on the fresh plan: an abort stays aborted, a retry's
+// granted round is kept. At most maxPlans plans; the commit, which cannot
+// be taken back, is pushed only after the state was read again, and at
+// most once.
 func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
-	lg := e.log()
 	if in.APIError != nil {
 		res.apiDown(in.APIError)
 	}
@@ -123,10 +137,12 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 			res.apiDown(err)
 		}
 	}
-	var found report.Found
+	var (
+		found report.Found
+		id    = e.Opts.ID
+	)
 	if pull != nil && res.APIError == nil {
 		var err error
-		id := e.Opts.ID
 		if id == "" {
 			id, err = e.loopID(file, in.Evidence)
 		}
@@ -137,6 +153,37 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 			}
 		}
 	}
+	var kept carried
+	for plan := 1; ; plan++ {
+		again, err := e.plan(ctx, in, res, file, found, plan, &kept)
+		if err != nil || !again {
+			return err
+		}
+		e.log().Printf("report comment changed since it was read (a /gc command or another run): deciding the round again on it (plan %d of %d)", plan+1, maxPlans)
+		if found, err = e.GH.FindReport(ctx, pull.Number, id); err != nil {
+			res.apiDown(fmt.Errorf("read the report comment again: %w", err))
+			res.Decision.Status = decide.StatusPartial
+			res.Decision.Notes = append(res.Decision.Notes, "the report comment changed during the round and could not be read again ("+ghclient.Explain(err)+"): it was not written")
+			return nil
+		}
+	}
+}
+
+// carried is what a round keeps from one plan to the next when its report
+// comment changed meanwhile: what cannot or need not be done twice.
+type carried struct {
+	pushed     bool                // the fix commit (res.Commit) is on the branch
+	issues     bool                // a plan touched fix issues: the next syncs them
+	check      *decide.CheckRecord // the check run a plan wrote on the judged commit
+	commitNote string              // the reason that names the pushed commit
+}
+
+// plan decides the round on found and carries out its effects; it
+// reports true when the report comment changed since found was read and
+// the round must be decided again (nothing of the comment was written).
+func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.File, found report.Found, n int, kept *carried) (bool, error) {
+	lg := e.log()
+	pull := in.Pull
 	sha := e.Event.SHA
 	if pull != nil {
 		sha = pull.HeadSHA
@@ -145,11 +192,20 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 		Overrides: e.Opts.Overrides, State: found.State, SHA: sha, RunID: e.Event.RunID, RunAttempt: e.Event.RunAttempt,
 		Now: e.Now().UTC().Truncate(time.Second)})
 	if err != nil {
-		return err
+		return false, err
 	}
 	d, st := p.Decision, p.State
 	d.Notes = append(d.Notes, found.Notes...)
+	if n > 1 {
+		d.Notes = append(d.Notes, fmt.Sprintf("the report comment changed during the round (a /gc command or another run): the round was decided again on the loop's state as it is now (plan %d)", n))
+	}
 	res.Decision, res.Settings = d, p.Settings
+	res.Issues, res.Planned, res.Check = nil, nil, nil
+	if !kept.pushed {
+		// What an earlier plan judged of the workspace and did not push
+		// is judged again (or not at all, for a loop settled meanwhile).
+		res.Pushfix, res.Reverted = nil, nil
+	}
 	lg.Group("decision")
 	lg.Note("decision: " + CheckTitle(d))
 	lg.Group("effects on GitHub")
@@ -159,19 +215,32 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 		d.Notes = append(d.Notes, fmt.Sprintf("GitHub API unavailable (%v): decided on the evidence alone, without the loop's history; nothing was written to GitHub", ghclient.Explain(res.APIError)))
 		lg.Printf("effects: none, GitHub API unavailable (%s)", ghclient.Explain(res.APIError))
 		logOutcome(lg, d)
-		return nil
+		return false, nil
 	}
 
-	// 1. The test-only fix commit.
-	if d.Loop == decide.Coverage && p.Settings.Commit && pull != nil && p.Final == "" {
-		e.judgeChanges(ctx, res, in, pull, p.History)
+	// 1. The test-only fix commit: pushed once, and only on a state read
+	// again just before (a push cannot be taken back).
+	switch {
+	case kept.pushed:
+		d.Reasons = append(d.Reasons, kept.commitNote)
+	case d.Loop == decide.Coverage && p.Settings.Commit && pull != nil && p.Final == "":
+		current := func() bool { return e.unchanged(ctx, found) }
+		if !e.judgeChanges(ctx, res, in, pull, p.History, current) && n < maxPlans {
+			return true, nil
+		}
+		if res.Commit != "" {
+			kept.pushed = true
+			kept.commitNote = pushedReason(len(res.Pushfix.Accepted), res.Commit)
+		}
 	}
 	// 2. The fix issues. Those of earlier rounds may still be open: also
-	// those of the round this run replaces (a re-run after /gc approve).
-	recorded := openIssuesRecorded(st.Rounds)
+	// those of the round this run replaces (a re-run after /gc approve),
+	// and those an earlier plan of this run opened.
+	recorded := openIssuesRecorded(st.Rounds) || kept.issues
 	switch {
 	case pull != nil && (p.Settings.Issues || recorded):
 		e.syncIssues(ctx, res, pull, recorded, p.Final)
+		kept.issues = kept.issues || len(res.Issues) > 0
 	case pull == nil && p.Settings.Issues:
 		// Without a pull request (a dry run outside a pull request event)
 		// the issues are still shown, planned for a stand-in.
@@ -180,6 +249,9 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 		e.syncIssues(ctx, res, &Pull{Number: 1}, false, p.Final)
 	}
 	prevCheck := priorCheck(st, d.Round, sha) // before the record replaces it
+	if prevCheck == nil && kept.check != nil {
+		prevCheck = kept.check // written by an earlier plan of this run
+	}
 	rec := d.Record()
 	rec.RunID, rec.RunAttempt, rec.Actor = e.Event.RunID, e.Event.RunAttempt, e.Event.Actor
 	rec.Issues = append([]int{}, res.Issues...)
@@ -197,9 +269,9 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 	}
 	d.History = append(append([]decide.RoundRecord{}, p.History...), rec)
 
-	// 3. The next round.
+	// 3. The next round: once, and not for a loop a person settled.
 	switch {
-	case res.Commit == "" || p.Settings.Dispatch == "":
+	case res.Commit == "" || p.Settings.Dispatch == "" || res.Dispatched || p.Final != "":
 	case d.Round >= d.MaxRounds:
 		// Past the cap (grants included) no next round starts.
 		d.Notes = append(d.Notes, fmt.Sprintf("round %d is at the cap of %d rounds: the next round was not dispatched (/gc retry grants one)", d.Round, d.MaxRounds))
@@ -212,19 +284,23 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 		last := &st.Rounds[len(st.Rounds)-1]
 		e.publishCheck(ctx, res, sha, prevCheck, last)
 		d.History[len(d.History)-1].Check = last.Check
-		logCheck(lg, d.ID, last.Check, prevCheck)
+		logCheck(lg, d.ID, last.Check, prevCheck, res)
+		if last.Check != nil {
+			kept.check = last.Check
+		}
 	}
 	if ctx.Err() != nil {
 		e.partial(d, ctx.Err())
 	}
-	// 5. The report comment, with the state.
+	// 5. The report comment, with the state: a compare-and-swap on the
+	// comment as it was read.
 	prNumber := 0
 	if pull != nil {
 		prNumber = pull.Number
 	}
 	body, err := report.Body(d, st, report.Options{BlobURL: e.Event.BlobURL(sha), RunURL: e.Event.RunURL(), Dispatched: res.Dispatched}, e.scope(prNumber), []byte(e.Opts.StateKey))
 	if err != nil {
-		return fmt.Errorf("render the report: %w", err)
+		return false, fmt.Errorf("render the report: %w", err)
 	}
 	res.Report = body
 	if e.Opts.Comment && pull != nil && ctx.Err() == nil {
@@ -233,8 +309,13 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 		case err == nil:
 			res.CommentURL = c.GetHTMLURL()
 			lg.Printf("report comment %s: %s", commentChange(found.Comment, body), or(res.CommentURL, "(not written)"))
+		case errors.Is(err, report.ErrConflict) && n < maxPlans:
+			return true, nil
 		case ctx.Err() != nil:
 			e.partial(d, err)
+		case errors.Is(err, report.ErrConflict):
+			d.Status = decide.StatusPartial
+			d.Notes = append(d.Notes, fmt.Sprintf("the report comment changed %d times during the round (commands or other runs): it was not written; the next run records the round", n))
 		default:
 			res.apiDown(fmt.Errorf("write the report comment: %w", err))
 			d.Status = decide.StatusPartial
@@ -242,7 +323,24 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 		}
 	}
 	logOutcome(lg, d)
-	return nil
+	return false, nil
+}
+
+// unchanged reports whether the report comment found is still as it was
+// read (one request); a comment that cannot be read counts as unchanged,
+// the compare-and-swap that writes it has the last word.
+func (e *Engine) unchanged(ctx context.Context, found report.Found) bool {
+	if found.Comment == nil || found.Comment.GetID() == 0 {
+		return true // no state yet: no command can have changed it
+	}
+	c, err := e.GH.Comment(ctx, found.Comment.GetID())
+	switch {
+	case errors.Is(err, ErrGone):
+		return false
+	case err != nil:
+		return true
+	}
+	return c.GetBody() == found.Comment.GetBody()
 }
 
 // config reads the configuration from the base branch of pull (never

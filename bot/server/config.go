@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/appauth"
+	"github.com/gcloop/gcloop/bot/artifact"
+	"github.com/gcloop/gcloop/bot/webhook"
 	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
@@ -45,7 +47,16 @@ var Vars = []Var{
 	{"GCLOOP_STATE_KEY", "state-key", "a key that seals the loop state in report comments"},
 	{"GCLOOP_WORKERS", "workers", "deliveries worked on at once by this replica (default 4)"},
 	{"GCLOOP_LEASE", "lease", "how long a claimed delivery stays a replica's without its heartbeat; then another replica takes it over (default 60s)"},
+	{"GCLOOP_GITHUB_WRITES_PER_MINUTE", "github-writes-per-minute", "content-creating GitHub requests per installation in any minute, all replicas together (default 80)"},
+	{"GCLOOP_GITHUB_WRITES_PER_HOUR", "github-writes-per-hour", "content-creating GitHub requests per installation in any hour, all replicas together (default 500)"},
+	{"GCLOOP_CONFIG_CACHE", "config-cache", "repository configuration files kept for revalidation with If-None-Match, per replica (default 2048)"},
+	{"GCLOOP_ARTIFACT_BUDGET", "artifact-budget", "the bytes a round may unpack from a run's artifacts, such as 64MiB (default); a round over it is refused with a neutral check"},
+	{"GCLOOP_METRICS_LISTEN", "metrics-listen", "serve /metrics on this address of its own, and no longer on GCLOOP_LISTEN (default: /metrics on GCLOOP_LISTEN)"},
+	{"GCLOOP_WEBHOOK_UNVERIFIED", "webhook-unverified", "the most bytes of webhook bodies held before their signature is checked, such as 64MiB (the default; at least 25MiB); a delivery that finds no room is answered 503"},
 }
+
+// MinWebhookSecret is the shortest webhook secret the bot accepts.
+const MinWebhookSecret = 20
 
 // DefaultListen is where the bot listens without GCLOOP_LISTEN.
 const DefaultListen = ":8080"
@@ -71,6 +82,15 @@ type Config struct {
 	StateKey          string
 	Workers           int
 	Lease             time.Duration // 0: the workers' default
+	// Budget is GitHub's: the pacer's limits and the config cache.
+	Budget Budget
+	// ArtifactBudget is the bytes a round may unpack from its artifacts.
+	ArtifactBudget int64
+	// MetricsListen is where /metrics is served on its own; "": on Listen.
+	MetricsListen string
+	// MaxUnverified is the most bytes of webhook bodies held before their
+	// signature is checked; 0: the receiver's default.
+	MaxUnverified int64
 }
 
 // ConfigErrors are every mistake of a configuration, one line each.
@@ -103,8 +123,11 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 		OAuthClientSecret: v("GCLOOP_OAUTH_CLIENT_SECRET"), PublicURL: v("GCLOOP_PUBLIC_URL"),
 		StateKey: get("GCLOOP_STATE_KEY"),
 	}
-	if c.WebhookSecret == "" {
+	switch n := len(c.WebhookSecret); {
+	case n == 0:
 		bad("GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start without the webhook secret set in the GitHub App's settings")
+	case n < MinWebhookSecret:
+		bad("GCLOOP_WEBHOOK_SECRET is too short (%d characters, want at least %d): make one with `openssl rand -hex 32` and set it in the GitHub App's settings too", n, MinWebhookSecret)
 	}
 
 	id, keyPEM, keyFile := v("GCLOOP_APP_ID"), get("GCLOOP_APP_PRIVATE_KEY"), v("GCLOOP_APP_PRIVATE_KEY_FILE")
@@ -155,10 +178,26 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 	if c.Listen == "" {
 		c.Listen = DefaultListen
 	}
-	if _, port, err := net.SplitHostPort(c.Listen); err != nil {
-		bad("GCLOOP_LISTEN %q: want host:port or :port", c.Listen)
-	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		bad("GCLOOP_LISTEN %q: port %q is not a number from 0 to 65535", c.Listen, port)
+	if err := checkAddr(c.Listen); err != nil {
+		bad("GCLOOP_LISTEN %q: %v", c.Listen, err)
+	}
+	if c.MetricsListen = v("GCLOOP_METRICS_LISTEN"); c.MetricsListen != "" {
+		if err := checkAddr(c.MetricsListen); err != nil {
+			bad("GCLOOP_METRICS_LISTEN %q: %v", c.MetricsListen, err)
+		} else if c.MetricsListen == c.Listen && !strings.HasSuffix(c.Listen, ":0") {
+			bad("GCLOOP_METRICS_LISTEN %q is GCLOOP_LISTEN's address: give /metrics an address of its own, or leave it unset to serve /metrics on GCLOOP_LISTEN", c.MetricsListen)
+		}
+	}
+	if u := v("GCLOOP_WEBHOOK_UNVERIFIED"); u != "" {
+		n, err := artifact.ParseSize(u)
+		switch {
+		case err != nil:
+			bad("GCLOOP_WEBHOOK_UNVERIFIED %q: want a size such as 64MiB, at least 25MiB", u)
+		case n < webhook.MaxBody:
+			bad("GCLOOP_WEBHOOK_UNVERIFIED %q: want at least 25MiB, the largest delivery GitHub sends", u)
+		default:
+			c.MaxUnverified = n
+		}
 	}
 	if c.APIURL != "" {
 		if err := absoluteURL(c.APIURL); err != nil {
@@ -207,11 +246,39 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 			c.Lease = d
 		}
 	}
+	c.Budget = gatherBudget(v, bad)
+	c.ArtifactBudget = artifact.DefaultBudget
+	if b := v("GCLOOP_ARTIFACT_BUDGET"); b != "" {
+		n, err := artifact.ParseSize(b)
+		if err != nil || n < MinArtifactBudget || n > MaxArtifactBudget {
+			bad("GCLOOP_ARTIFACT_BUDGET %q: want a size from %s to %s, such as 64MiB", b, artifact.Size(MinArtifactBudget), artifact.Size(MaxArtifactBudget))
+		} else {
+			c.ArtifactBudget = n
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return c, nil
 }
+
+// The range of GCLOOP_ARTIFACT_BUDGET.
+const (
+	MinArtifactBudget = 1 << 20
+	MaxArtifactBudget = 4 << 30
+)
+// checkAddr checks a listening address: host:port or :port.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want host:port or :port")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	return nil
+}
+
 
 func absoluteURL(s string) error {
 	u, err := url.Parse(s)

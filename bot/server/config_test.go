@@ -14,6 +14,9 @@ import (
 // testKeyPEM is an App's private key.
 func testKeyPEM() string { return string(ghfake.KeyPEM(ghfake.AppKeys()[0])) }
 
+// testSecret is a webhook secret long enough for Gather.
+const testSecret = "test-webhook-secret-0123456789"
+
 func TestGather(t *testing.T) {
 	t.Parallel()
 	key := testKeyPEM()
@@ -24,7 +27,7 @@ func TestGather(t *testing.T) {
 		}
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	tokenMode := map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_TOKEN": "ghp_x", "GCLOOP_REPOSITORY": "octo/shop"}
+	tokenMode := map[string]string{"GCLOOP_WEBHOOK_SECRET": testSecret, "GCLOOP_TOKEN": "ghp_x", "GCLOOP_REPOSITORY": "octo/shop"}
 	with := func(base map[string]string, kv ...string) map[string]string {
 		m := map[string]string{}
 		for k, v := range base {
@@ -35,7 +38,7 @@ func TestGather(t *testing.T) {
 		}
 		return m
 	}
-	appMode := map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_APP_ID": "123", "GCLOOP_APP_PRIVATE_KEY_FILE": "/keys/app.pem"}
+	appMode := map[string]string{"GCLOOP_WEBHOOK_SECRET": testSecret, "GCLOOP_APP_ID": "123", "GCLOOP_APP_PRIVATE_KEY_FILE": "/keys/app.pem"}
 	tests := []struct {
 		name  string
 		env   map[string]string
@@ -43,7 +46,7 @@ func TestGather(t *testing.T) {
 		check func(t *testing.T, c *Config)
 	}{
 		{"a secret and a token are enough", tokenMode, nil, func(t *testing.T, c *Config) {
-			if c.Listen != ":8080" || c.Workers != 4 || c.App() || c.Repository != "octo/shop" {
+			if c.Listen != ":8080" || c.Workers != 4 || c.App() || c.Repository != "octo/shop" || c.ArtifactBudget != 64<<20 {
 				t.Errorf("config = %+v", c)
 			}
 		}},
@@ -52,7 +55,7 @@ func TestGather(t *testing.T) {
 				t.Errorf("config = %+v", c)
 			}
 		}},
-		{"an App with the key inline", map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_APP_ID": "7", "GCLOOP_APP_PRIVATE_KEY": key}, nil, nil},
+		{"an App with the key inline", map[string]string{"GCLOOP_WEBHOOK_SECRET": testSecret, "GCLOOP_APP_ID": "7", "GCLOOP_APP_PRIVATE_KEY": key}, nil, nil},
 		{"every optional setting", with(tokenMode, "GCLOOP_LISTEN", "127.0.0.1:0", "GITHUB_API_URL", "https://ghe.example.com/api/v3",
 			"GCLOOP_DATABASE_URL", "postgres://u@db/gcloop", "GCLOOP_OAUTH_CLIENT_ID", "Iv1.x", "GCLOOP_OAUTH_CLIENT_SECRET", "y",
 			"GCLOOP_PUBLIC_URL", "https://gcloop.example.com", "GCLOOP_ALLOWED_ORIGINS", " https://a.example , b.example:8443,", "GCLOOP_WORKERS", "8", "GCLOOP_LEASE", "90s"),
@@ -87,7 +90,38 @@ func TestGather(t *testing.T) {
 		{"a lease too short", with(tokenMode, "GCLOOP_LEASE", "10ms"), []string{`GCLOOP_LEASE "10ms": want a duration from 1s to 1h`}, nil},
 		{"a lease without a unit", with(tokenMode, "GCLOOP_LEASE", "60"), []string{`GCLOOP_LEASE "60"`}, nil},
 		{"a short dashboard token", with(tokenMode, "GCLOOP_DASHBOARD_TOKEN", "secret"), []string{"GCLOOP_DASHBOARD_TOKEN is too short"}, nil},
+		{"an artifact budget", with(tokenMode, "GCLOOP_ARTIFACT_BUDGET", "32MiB"), nil, func(t *testing.T, c *Config) {
+			if c.ArtifactBudget != 32<<20 {
+				t.Errorf("artifact budget = %d, want 32 MiB", c.ArtifactBudget)
+			}
+		}},
+		{"an artifact budget in decimal units", with(tokenMode, "GCLOOP_ARTIFACT_BUDGET", "64MB"), []string{`GCLOOP_ARTIFACT_BUDGET "64MB": want a size from 1MiB to 4GiB, such as 64MiB`}, nil},
+		{"an artifact budget too small", with(tokenMode, "GCLOOP_ARTIFACT_BUDGET", "512KiB"), []string{`GCLOOP_ARTIFACT_BUDGET "512KiB"`}, nil},
 		{"zero workers", with(tokenMode, "GCLOOP_WORKERS", "0"), []string{`GCLOOP_WORKERS "0": want a number from 1 to 256`}, nil},
+		{"a short webhook secret", with(tokenMode, "GCLOOP_WEBHOOK_SECRET", "s3cret"),
+			[]string{"GCLOOP_WEBHOOK_SECRET is too short (6 characters, want at least 20): make one with `openssl rand -hex 32`"}, nil},
+		{"a webhook secret one short", with(tokenMode, "GCLOOP_WEBHOOK_SECRET", strings.Repeat("x", MinWebhookSecret-1)), []string{"GCLOOP_WEBHOOK_SECRET is too short (19 characters"}, nil},
+		{"a webhook secret just long enough", with(tokenMode, "GCLOOP_WEBHOOK_SECRET", strings.Repeat("x", MinWebhookSecret)), nil, nil},
+		{"metrics on their own address", with(tokenMode, "GCLOOP_METRICS_LISTEN", "127.0.0.1:9090"), nil, func(t *testing.T, c *Config) {
+			if c.MetricsListen != "127.0.0.1:9090" {
+				t.Errorf("MetricsListen = %q", c.MetricsListen)
+			}
+		}},
+		{"a metrics address without a port", with(tokenMode, "GCLOOP_METRICS_LISTEN", "metrics"), []string{`GCLOOP_METRICS_LISTEN "metrics": want host:port`}, nil},
+		{"metrics on the main address", with(tokenMode, "GCLOOP_LISTEN", ":8080", "GCLOOP_METRICS_LISTEN", ":8080"), []string{"GCLOOP_METRICS_LISTEN \":8080\" is GCLOOP_LISTEN's address"}, nil},
+		{"unverified bytes in MiB", with(tokenMode, "GCLOOP_WEBHOOK_UNVERIFIED", "128MiB"), nil, func(t *testing.T, c *Config) {
+			if c.MaxUnverified != 128<<20 {
+				t.Errorf("MaxUnverified = %d", c.MaxUnverified)
+			}
+		}},
+		{"unverified bytes as a number", with(tokenMode, "GCLOOP_WEBHOOK_UNVERIFIED", "1073741824"), nil, func(t *testing.T, c *Config) {
+			if c.MaxUnverified != 1<<30 {
+				t.Errorf("MaxUnverified = %d", c.MaxUnverified)
+			}
+		}},
+		{"unverified bytes below the largest delivery", with(tokenMode, "GCLOOP_WEBHOOK_UNVERIFIED", "8MiB"), []string{`GCLOOP_WEBHOOK_UNVERIFIED "8MiB": want at least 25MiB`}, nil},
+		{"unverified bytes that are no size", with(tokenMode, "GCLOOP_WEBHOOK_UNVERIFIED", "lots"), []string{`GCLOOP_WEBHOOK_UNVERIFIED "lots": want a size such as 64MiB`}, nil},
+		{"unverified bytes negative", with(tokenMode, "GCLOOP_WEBHOOK_UNVERIFIED", "-64MiB"), []string{`GCLOOP_WEBHOOK_UNVERIFIED "-64MiB": want a size`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

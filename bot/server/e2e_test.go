@@ -27,7 +27,7 @@ const (
 	appID  = 5150
 	slug   = "gcloop-e2e"
 	instID = 42
-	secret = "e2e-secret"
+	secret = "e2e-webhook-secret-0123456789"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/access"
 	"github.com/gcloop/gcloop/bot/appauth"
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/ghclient"
@@ -36,6 +37,9 @@ type Options struct {
 	StartTimeout time.Duration
 	// Listening, if set, is told the address once the server listens.
 	Listening func(net.Addr)
+	// MetricsListening, if set, is told the address of /metrics of its
+	// own (GCLOOP_METRICS_LISTEN) once it listens.
+	MetricsListening func(net.Addr)
 	// Base is the transport under every GitHub request (tests).
 	Base http.RoundTripper
 }
@@ -103,7 +107,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 	}
 	s.clients, err = appauth.New(appauth.Options{
 		AppID: cfg.AppID, Key: cfg.Key, Token: cfg.Token,
-		GitHub: ghclient.Options{BaseURL: cfg.APIURL, Base: s.metrics.Transport(base), Logf: s.logf},
+		GitHub: s.github(ghclient.Options{BaseURL: cfg.APIURL, Base: s.metrics.Transport(base), Logf: s.logf}),
 	})
 	if err != nil {
 		return nil, err
@@ -117,6 +121,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 		next: &delivery.Handler{
 			Clients: s.clients, Login: s.login, Token: cfg.Token, StateKey: cfg.StateKey,
 			Plain: &http.Client{Transport: base, Timeout: 2 * time.Minute}, Log: log,
+			ArtifactBudget: cfg.ArtifactBudget,
 		},
 		clients: s.clients, repository: cfg.Repository, log: s.log,
 	}
@@ -127,7 +132,9 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 	}}
 	s.mux.Handle("GET /healthz", metrics.Healthz())
 	s.mux.Handle("GET /readyz", http.HandlerFunc(s.readyz))
-	s.mux.Handle("GET /metrics", s.metrics.Handler())
+	if cfg.MetricsListen == "" {
+		s.mux.Handle("GET /metrics", s.metrics.Handler())
+	}
 	if err := s.wire(); err != nil {
 		return nil, err
 	}
@@ -197,30 +204,68 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve serves on ln until ctx ends, then shuts down in order: stop
-// accepting and answer /readyz 503, let requests in flight finish, close
-// websockets with 1001, let the workers finish or hand back their
-// deliveries, close the store.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{
-		Handler:           s.mux,
+// MaxHeaderBytes bounds a request's headers: GitHub's deliveries send a
+// dozen short ones, and a browser's cookies for the dashboard are a few
+// kilobytes.
+const MaxHeaderBytes = 64 << 10
+
+// httpServer is the bot's HTTP server for h: headers within 10 s and
+// MaxHeaderBytes; a body within 2 minutes (the webhook receiver paces its
+// own more tightly: a minimum rate, per read).
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute, // a 25 MB delivery on a slow link
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    1 << 20,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve serves on ln (and /metrics on GCLOOP_METRICS_LISTEN, when set)
+// until ctx ends, then shuts down in order: stop accepting and answer
+// /readyz 503, let requests in flight finish, close websockets with 1001,
+// let the workers finish or hand back their deliveries, close the store.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := s.httpServer(s.mux)
+	var msrv *http.Server
+	var mln net.Listener
+	if s.cfg.MetricsListen != "" {
+		var err error
+		if mln, err = net.Listen("tcp", s.cfg.MetricsListen); err != nil {
+			_ = ln.Close()
+			_ = s.store.Close()
+			return fmt.Errorf("GCLOOP_METRICS_LISTEN %s: %w", s.cfg.MetricsListen, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", s.metrics.Handler())
+		msrv = s.httpServer(mux)
 	}
 	work, stopWork := context.WithCancel(context.Background())
 	defer stopWork()
 	for _, p := range s.parts {
 		p.start(work)
 	}
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
-	s.log.Info("gcloop bot listening", "addr", ln.Addr().String(), "login", s.login, "app", s.cfg.App(),
-		"store", storeKind(s.cfg), "workers", s.cfg.Workers, "dashboard", s.access)
+	if msrv != nil {
+		go func() { served <- msrv.Serve(mln) }()
+	}
+	attrs := []any{"addr", ln.Addr().String(), "login", s.login, "app", s.cfg.App(),
+		"store", storeKind(s.cfg), "workers", s.cfg.Workers, "dashboard", s.access}
+	if mln != nil {
+		attrs = append(attrs, "metrics", mln.Addr().String())
+	}
+	s.log.Info("gcloop bot listening", attrs...)
+	if s.access == access.ModeLoopback {
+		s.log.Warn("the dashboard, the live feed and the API have no authentication: only requests from this machine that no proxy forwarded may see them; set GCLOOP_DASHBOARD_TOKEN, or GCLOOP_OAUTH_CLIENT_ID and GCLOOP_OAUTH_CLIENT_SECRET for GitHub logins, to open them to others")
+	}
 	if s.opts.Listening != nil {
 		s.opts.Listening(ln.Addr())
+	}
+	if mln != nil && s.opts.MetricsListening != nil {
+		s.opts.MetricsListening(mln.Addr())
 	}
 
 	var serveErr error
@@ -257,6 +302,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			errs[0] = fmt.Errorf("http: %w", err)
 		}
 	}()
+	if msrv != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := msrv.Shutdown(sctx); err != nil {
+				s.log.Warn("shutdown of the metrics listener", "error", err.Error())
+			}
+		}()
+	}
 	for i, p := range s.parts {
 		if !p.handsBack {
 			wg.Add(1)

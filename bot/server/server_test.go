@@ -21,10 +21,10 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 // tokenServer is a bot in token mode against the fake GitHub; kv are
 // more settings.
-func tokenServer(t *testing.T, gh *ghfake.Server, kv ...string) *Server {
+func tokenServer(t testing.TB, gh *ghfake.Server, kv ...string) *Server {
 	t.Helper()
 	gh.AddToken("ghp_bot", "loop-bot", false)
-	env := map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_TOKEN": "ghp_bot", "GCLOOP_REPOSITORY": "octo/shop",
+	env := map[string]string{"GCLOOP_WEBHOOK_SECRET": testSecret, "GCLOOP_TOKEN": "ghp_bot", "GCLOOP_REPOSITORY": "octo/shop",
 		"GITHUB_API_URL": gh.URL(), "GCLOOP_LISTEN": "127.0.0.1:0"}
 	for i := 0; i+1 < len(kv); i += 2 {
 		env[kv[i]] = kv[i+1]
@@ -42,7 +42,7 @@ func tokenServer(t *testing.T, gh *ghfake.Server, kv ...string) *Server {
 
 // serve runs s until the returned stop is called; stop returns Serve's
 // error.
-func serve(t *testing.T, s *Server) (base string, stop func() error) {
+func serve(t testing.TB, s *Server) (base string, stop func() error) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -121,7 +121,7 @@ func TestNewFailsOnRefusedCredentials(t *testing.T) {
 	t.Parallel()
 	gh := ghfake.New(t)
 	cfg, err := Gather(func(k string) string {
-		return map[string]string{"GCLOOP_WEBHOOK_SECRET": "s", "GCLOOP_TOKEN": "ghp_unknown", "GCLOOP_REPOSITORY": "octo/shop", "GITHUB_API_URL": gh.URL()}[k]
+		return map[string]string{"GCLOOP_WEBHOOK_SECRET": testSecret, "GCLOOP_TOKEN": "ghp_unknown", "GCLOOP_REPOSITORY": "octo/shop", "GITHUB_API_URL": gh.URL()}[k]
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -225,9 +225,18 @@ func TestShutdownClosesWebsocketsWith1001(t *testing.T) {
 	t.Parallel()
 	s := tokenServer(t, ghfake.New(t)) // loopback: the test's requests may look
 	base, stop := serve(t, s)
-	conn, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
-	if err != nil {
-		t.Fatalf("dial /ws: %v (%v)", err, resp)
+	// The feed answers 503 "feed starting" until its subscription to the
+	// store is up: dial again, as a browser's dashboard does.
+	var conn *websocket.Conn
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
+		if err == nil {
+			conn = c
+			break
+		}
+		if resp == nil || resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("dial /ws: %v (%v)", err, resp)
+		}
 	}
 	defer conn.Close()
 	got := make(chan error, 1)

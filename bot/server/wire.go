@@ -10,6 +10,7 @@ import (
 	"github.com/gcloop/gcloop/bot/dash"
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/feed"
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/metrics"
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
@@ -37,11 +38,12 @@ func (s *Server) wire() error {
 		return fmt.Errorf("workers: %w", err)
 	}
 	rc, err := webhook.NewReceiver([]byte(s.cfg.WebhookSecret), st, webhook.ReceiverOptions{
-		Wake: pool.Wake, Logger: s.log, Observe: s.metrics.Observe,
+		Wake: pool.Wake, Logger: s.log, Observe: s.metrics.Observe, MaxUnverified: s.cfg.MaxUnverified,
 	})
 	if err != nil {
 		return fmt.Errorf("webhook: %w", err)
 	}
+	s.metrics.Unverified(rc.Unverified, rc.MaxUnverified())
 	s.mux.Handle("/webhook", rc)
 	s.parts = append(s.parts, part{
 		name:      "workers",
@@ -84,6 +86,24 @@ func (s *Server) wire() error {
 		shutdown: hub.Shutdown,
 	})
 	return nil
+}
+
+// github adds to o what every GitHub client of the bot shares: the pacer
+// of each installation's budget — in PostgreSQL, shared by every replica,
+// or this replica's own with the in-memory store — and its metrics, and
+// the cache that revalidates repository configuration files.
+func (s *Server) github(o ghclient.Options) ghclient.Options {
+	b := s.cfg.Budget
+	if pg, ok := s.store.(*store.Postgres); ok {
+		o.Pacer = pg.Pacer(b.Writes, nil)
+	} else {
+		o.Pacer = store.NewMemPacer(b.Writes, nil)
+	}
+	pacing := s.metrics.Pacing()
+	o.OnWait, o.OnBlock = pacing.Wait, pacing.Block
+	o.Contents = ghclient.NewContentCache(b.ConfigCache)
+	s.metrics.ConfigReads(o.Contents.Stats)
+	return o
 }
 
 // webURL is GitHub's web root for the REST root api: a GitHub Enterprise

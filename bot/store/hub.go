@@ -18,20 +18,22 @@ type hub struct {
 }
 
 type subscriber struct {
-	ch   chan event.Event
-	done bool // ch is closed
+	ch    chan event.Event
+	after int64 // events up to this ID were appended before it subscribed
+	done  bool  // ch is closed
 }
 
 func newHub(buffer int) *hub {
 	return &hub{buffer: buffer, subs: make(map[*subscriber]struct{})}
 }
 
-// subscribe registers a subscriber until ctx ends or the hub closes.
-func (h *hub) subscribe(ctx context.Context) (<-chan event.Event, error) {
+// subscribe registers a subscriber of the events with an ID above after
+// until ctx ends or the hub closes.
+func (h *hub) subscribe(ctx context.Context, after int64) (<-chan event.Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s := &subscriber{ch: make(chan event.Event, h.buffer)}
+	s := &subscriber{ch: make(chan event.Event, h.buffer), after: after}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -53,6 +55,9 @@ func (h *hub) publish(e event.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs {
+		if e.ID <= s.after {
+			continue
+		}
 		select {
 		case s.ch <- e:
 		default:

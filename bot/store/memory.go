@@ -171,7 +171,7 @@ func (m *Memory) Subscribe(ctx context.Context) (<-chan event.Event, error) {
 	}
 	defer m.mu.Unlock()
 	// Under m.mu: no Append is half published while the subscriber joins.
-	return m.hub.subscribe(ctx)
+	return m.hub.subscribe(ctx, 0) // appends publish at once: none is older
 }
 
 // Ping implements Store.

@@ -11,7 +11,9 @@ import (
 
 // Subscribe implements Store. The store's one listener fans events out to
 // its subscribers; Subscribe waits until it listens, so that no event
-// appended after Subscribe returns is missed.
+// appended after Subscribe returns is missed, and the subscriber skips the
+// events that were in the log before it subscribed, which the listener may
+// not have published yet.
 func (p *Postgres) Subscribe(ctx context.Context) (<-chan event.Event, error) {
 	if err := p.check(ctx); err != nil {
 		return nil, err
@@ -23,7 +25,11 @@ func (p *Postgres) Subscribe(ctx context.Context) (<-chan event.Event, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return p.hub.subscribe(ctx)
+	var after int64
+	if err := p.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM gcloop_events`).Scan(&after); err != nil {
+		return nil, fmt.Errorf("subscribe: newest event: %w", err)
+	}
+	return p.hub.subscribe(ctx, after)
 }
 
 // Backoff of the listener's reconnection.

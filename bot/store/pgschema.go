@@ -44,6 +44,7 @@ CREATE TABLE gcloop_events (
 	2: `
 CREATE INDEX gcloop_deliveries_finished ON gcloop_deliveries (finished) WHERE finished IS NOT NULL;
 `,
+	3: pacerSchema, // pgpacer.go
 }
 
 // Advisory lock ids of the store (pg_advisory_xact_lock's one-bigint

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gcloop/gcloop/bot/event"
@@ -20,6 +20,24 @@ import (
 // MaxBody is the largest delivery body the receiver reads: GitHub caps
 // webhook payloads at 25 MB.
 const MaxBody = 25 << 20
+
+// Defaults of ReceiverOptions.
+const (
+	// DefaultMaxUnverified is the most bytes of bodies whose signature is
+	// not yet checked held at once.
+	DefaultMaxUnverified = 64 << 20
+	// DefaultBusyWait is how long a body waits for room among them.
+	DefaultBusyWait = time.Second
+	// DefaultSpoolAbove is how much of one body is kept in memory before
+	// the rest goes to a file.
+	DefaultSpoolAbove = 256 << 10
+	// DefaultMinRate and DefaultRateGrace: a body must keep coming at
+	// 16 KiB a second, with 5 s of slack.
+	DefaultMinRate   = 16 << 10
+	DefaultRateGrace = 5 * time.Second
+	// DefaultBodyTimeout is the longest a body may take: 25 MB at 200 KiB/s.
+	DefaultBodyTimeout = 2 * time.Minute
+)
 
 // Inbox is the part of the store the receiver writes to.
 type Inbox interface {
@@ -41,6 +59,8 @@ const (
 	Unauthorized     = "unauthorized"      // 401: no or a bad signature
 	BadRequest       = "bad_request"       // 400: headers missing, JSON malformed
 	TooLarge         = "too_large"         // 413: over MaxBody
+	TooSlow          = "too_slow"          // 408: the body came slower than the minimum rate
+	Busy             = "busy"              // 503: too many unverified bytes held; Retry-After
 	UnsupportedMedia = "unsupported_media" // 415: neither JSON nor a form
 	MethodNotAllowed = "method_not_allowed"
 	StoreFailed      = "store_failed" // 503: the store refused the delivery
@@ -59,6 +79,32 @@ type ReceiverOptions struct {
 	MaxBody int64
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+
+	// MaxUnverified caps the bytes of bodies whose signature is not yet
+	// checked, held at once by every request together, in memory and
+	// spool files (default DefaultMaxUnverified; at least MaxBody, so that
+	// the largest body fits). A body takes its bytes as they arrive; one
+	// that finds no room within BusyWait is answered 503 with Retry-After.
+	MaxUnverified int64
+	// BusyWait is how long a body waits for room (default DefaultBusyWait;
+	// negative: not at all).
+	BusyWait time.Duration
+	// SpoolDir is where the part of a body past SpoolAbove bytes waits for
+	// its signature (default os.TempDir()); where no file can be made, the
+	// body stays in memory.
+	SpoolDir string
+	// SpoolAbove is how much of a body stays in memory (default
+	// DefaultSpoolAbove).
+	SpoolAbove int64
+	// MinRate, RateGrace and BodyTimeout pace a body: the first byte is
+	// due RateGrace after the headers, and each byte that arrives puts the
+	// next one 1/MinRate seconds later, but never more than RateGrace past
+	// now; all of it must come within BodyTimeout. A body that misses is
+	// cut and answered 408 (defaults DefaultMinRate, DefaultRateGrace,
+	// DefaultBodyTimeout).
+	MinRate     int64
+	RateGrace   time.Duration
+	BodyTimeout time.Duration
 }
 
 // Receiver serves POST /webhook.
@@ -70,6 +116,18 @@ type Receiver struct {
 	observe Observer
 	max     int64
 	now     func() time.Time
+
+	budget      *budget
+	busyWait    time.Duration
+	spoolDir    string
+	spoolAbove  int64
+	minRate     int64
+	grace       time.Duration
+	bodyTimeout time.Duration
+	spoolWarn   sync.Once
+	// clock paces bodies against the connection's deadlines: always the
+	// wall clock but in this package's tests (now may be a test's).
+	clock func() time.Time
 }
 
 // NewReceiver is a receiver of deliveries signed with secret that queues
@@ -92,7 +150,47 @@ func NewReceiver(secret []byte, inbox Inbox, o ReceiverOptions) (*Receiver, erro
 	if r.now == nil {
 		r.now = time.Now
 	}
+	r.budget = newBudget(positive(o.MaxUnverified, DefaultMaxUnverified))
+	if r.budget.max < r.max {
+		return nil, fmt.Errorf("webhook: %d bytes for unverified bodies is too few: want at least the largest body, %d", r.budget.max, r.max)
+	}
+	r.busyWait = positive(o.BusyWait, DefaultBusyWait)
+	if o.BusyWait < 0 {
+		r.busyWait = 0
+	}
+	r.spoolDir = o.SpoolDir
+	r.spoolAbove = positive(o.SpoolAbove, DefaultSpoolAbove)
+	r.minRate = positive(o.MinRate, DefaultMinRate)
+	r.grace = positive(o.RateGrace, DefaultRateGrace)
+	r.bodyTimeout = positive(o.BodyTimeout, DefaultBodyTimeout)
+	r.clock = time.Now
 	return r, nil
+}
+
+// positive is v, or d when v is not above zero.
+func positive[T int64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// Unverified is the bytes of bodies whose signature is not yet checked
+// held now (for the metrics).
+func (rc *Receiver) Unverified() int64 { return rc.budget.inUse() }
+
+// MaxUnverified is the most bytes of them held at once.
+func (rc *Receiver) MaxUnverified() int64 { return rc.budget.max }
+
+// spoolFailed logs, once, that bodies cannot be spooled to a file.
+func (rc *Receiver) spoolFailed(err error) {
+	if err == nil {
+		return
+	}
+	rc.spoolWarn.Do(func() {
+		rc.log.Warn("webhook: large bodies cannot be spooled to a file and stay in memory until their signature is checked (within the bound of unverified bytes); set TMPDIR to a writable directory",
+			"error", err.Error())
+	})
 }
 
 // answer is one request's outcome, for the response, the log and the
@@ -112,8 +210,11 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	name := req.Header.Get("X-GitHub-Event")
 	id := req.Header.Get("X-GitHub-Delivery")
 	a := rc.receive(w, req, name, id)
-	if a.status == http.StatusMethodNotAllowed {
+	switch a.result {
+	case MethodNotAllowed:
 		w.Header().Set("Allow", http.MethodPost)
+	case Busy:
+		w.Header().Set("Retry-After", "5")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(a.status)
@@ -149,7 +250,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // receive checks, reads and queues one delivery. The signature is checked
-// on the raw body before any of it is parsed.
+// on the raw body, streamed, before any of it is parsed or kept whole.
 func (rc *Receiver) receive(w http.ResponseWriter, req *http.Request, name, id string) answer {
 	if req.Method != http.MethodPost {
 		return refuse(http.StatusMethodNotAllowed, MethodNotAllowed, "method "+req.Method+", want POST")
@@ -158,21 +259,18 @@ func (rc *Receiver) receive(w http.ResponseWriter, req *http.Request, name, id s
 	if sig == "" {
 		return refuse(http.StatusUnauthorized, Unauthorized, "no X-Hub-Signature-256 header")
 	}
+	sent, ok := parseSignature(sig)
+	if !ok {
+		return refuse(http.StatusUnauthorized, Unauthorized, "X-Hub-Signature-256 is not sha256= and 64 hex digits")
+	}
 	if req.ContentLength > rc.max {
 		return refuse(http.StatusRequestEntityTooLarge, TooLarge, fmt.Sprintf("body of %d bytes, over %d", req.ContentLength, rc.max))
 	}
-	body, err := rc.read(w, req)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return refuse(http.StatusRequestEntityTooLarge, TooLarge, fmt.Sprintf("body over %d bytes", rc.max))
-		}
-		return refuse(http.StatusBadRequest, BadRequest, "read the body: "+err.Error())
+	body, a, ok := rc.readSigned(w, req, sent)
+	if !ok {
+		return a
 	}
-	if !rc.sig.valid(sig, body) {
-		return refuse(http.StatusUnauthorized, Unauthorized, "X-Hub-Signature-256 does not match the body")
-	}
-	a := rc.signed(req, name, id, body)
+	a = rc.signed(req, name, id, body)
 	a.signed = true
 	return a
 }
@@ -210,21 +308,6 @@ func (rc *Receiver) signed(req *http.Request, name, id string, body []byte) answ
 	}
 	rc.appendEvent(req.Context(), id, name, rt)
 	return answer{status: http.StatusAccepted, result: Accepted, body: deliveryBody(id), route: rt}
-}
-
-// read reads the body, at most rc.max bytes.
-func (rc *Receiver) read(w http.ResponseWriter, req *http.Request) ([]byte, error) {
-	r := http.MaxBytesReader(w, req.Body, rc.max)
-	if n := req.ContentLength; n >= 0 {
-		// Known length: one allocation of the right size; a body longer than
-		// announced is refused by the server before it reaches us.
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r, body); err != nil {
-			return nil, err
-		}
-		return body, nil
-	}
-	return io.ReadAll(r)
 }
 
 // unwrap returns the JSON payload of a body of content type ct: the body

@@ -359,9 +359,16 @@ func (p *amParser) addIssue(n int, sev decide.Severity, text string) {
 	f := decide.Finding{Severity: sev, Source: fmt.Sprintf("%s:%d", p.name, n)}
 	if file, line, s, e, ok := lnFindRef(msg); ok {
 		f.File, f.Line = file, line
-		if strings.Trim(msg[:s], "*_ ") == "" {
+		switch {
+		case strings.Trim(msg[:s], "*_` ") == "":
 			// "`path:12` — text": the reference leads; keep the text.
-			if rest := strings.TrimSpace(strings.TrimLeft(msg[e:], " :—–-*_")); rest != "" {
+			if rest := strings.TrimSpace(strings.TrimLeft(msg[e:], "` :—–-*_")); rest != "" {
+				msg = rest
+			}
+		case strings.Trim(msg[e:], "*_` .") == "":
+			// "text — `path:12`": the reference trails; keep the text,
+			// without the dash and the code span's backticks.
+			if rest := strings.TrimSpace(strings.TrimRight(msg[:s], "` :—–-*_(")); rest != "" {
 				msg = rest
 			}
 		}

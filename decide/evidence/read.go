@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"path"
@@ -72,8 +73,13 @@ func Read(name string, r io.Reader) (*decide.Evidence, error) {
 	if f == "" && strings.HasPrefix(path.Base(name), "validation-report") {
 		f = FormatValidationReport
 	}
-	if f == "" {
-		return nil, &decide.ParseError{File: name, Offset: -1, Msg: "not a format gcloop reads (want review JSON or markdown, tasks.csv, discoveries.ndjson, audit markdown, validation-report.json, SARIF 2.1.0, checkstyle XML, or a coverage/test report)"}
+	const want = "want review JSON or markdown, tasks.csv, discoveries.ndjson, audit markdown, validation-report.json, SARIF 2.1.0, checkstyle XML, or a coverage/test report"
+	switch {
+	case f == "" && len(bytes.TrimSpace(head)) == 0 && len(head) < SniffLen:
+		// As the coverage readers say it: an empty file is no format.
+		return nil, decide.OffsetError(name, 0, "empty file: "+want)
+	case f == "":
+		return nil, &decide.ParseError{File: name, Offset: -1, Msg: "not a format gcloop reads (" + want + ")"}
 	}
 	return ReadAs(f, name, br)
 }

@@ -27,6 +27,8 @@
 //	  loop: audit
 //	  audit:
 //	    partial: revise          # audit only: audit_result means converge (default) or revise
+//	critique:
+//	  without_data: success      # critique only: the check when no critique data was read: neutral (default) or success
 //	coverage:
 //	  layers: {L1: 85, L2: 70}   # coverage only: per-layer targets (defaults 80/60/40)
 //	  commit: true               # coverage only: push accepted test-only changes (default true)
@@ -38,7 +40,7 @@
 //
 // Keys common to every kind: loop, max_rounds, stall, issues, labels,
 // dispatch, commands (permission, max_retries). Kind-specific keys:
-// threshold (review); audit.partial (audit); target, layers, commit,
+// threshold (review); audit.partial (audit); without_data (critique); target, layers, commit,
 // test_patterns, forbidden_markers (coverage). A key of another kind is an
 // error, so is an unknown key (with a suggestion for a likely typo), a value
 // of the wrong type or out of range; every error names the file, the line
@@ -94,6 +96,9 @@ type Section struct {
 	Stall *int
 	// AuditPartial is "converge" or "revise" (audit.partial).
 	AuditPartial *string
+	// WithoutData is the check run's conclusion when a critique converged
+	// without critique data: "neutral" (the default) or "success".
+	WithoutData *string
 	// Issues says whether fix issues are opened.
 	Issues *bool
 	// MaxIssues caps the fix issues opened per round (1–100).

@@ -217,6 +217,11 @@ func init() {
 			return err
 		}},
 		"audit": {kinds: []decide.Loop{decide.Audit}, read: (*parser).audit},
+		"without_data": {kinds: []decide.Loop{decide.Critique}, read: func(p *parser, s *Section, path string, v *yaml.Node) error {
+			val, err := p.enum(path, v, withoutDataChecks)
+			s.WithoutData = &val
+			return err
+		}},
 		"issues": {read: func(p *parser, s *Section, path string, v *yaml.Node) (err error) {
 			s.Issues, err = p.boolean(path, v)
 			return err

@@ -111,6 +111,7 @@ func TestParseKeys(t *testing.T) {
 		{"stall takes a hundred", "validation", "validation:\n  stall: 100\n", Section{Stall: ptr(100)}},
 		{"audit.partial takes converge", "audit", "audit:\n  audit:\n    partial: converge\n", Section{AuditPartial: ptr("converge")}},
 		{"audit.partial takes revise", "audit", "audit:\n  audit: {partial: revise}\n", Section{AuditPartial: ptr("revise")}},
+		{"critique's without_data takes success", "critique", "critique:\n  without_data: success\n", Section{WithoutData: ptr("success")}},
 		{"audit may be an empty mapping", "audit", "audit:\n  audit: {}\n", Section{}},
 		{"issues takes false", "review", "review:\n  issues: false\n", Section{Issues: ptr(false)}},
 		{"issues takes True", "validation", "validation:\n  issues: True\n", Section{Issues: ptr(true)}},
@@ -249,6 +250,8 @@ func TestParseErrors(t *testing.T) {
 		// audit.partial.
 		{"audit as a scalar is refused", "audit:\n  audit: revise\n", `gcloop.yml:2: audit.audit: want a mapping with partial, got "revise"`},
 		{"audit.partial unknown is refused", "audit:\n  audit: {partial: fix}\n", `gcloop.yml:2: audit.audit.partial: want converge or revise, got "fix"`},
+		{"without_data unknown is refused", "critique:\n  without_data: green\n", `gcloop.yml:2: critique.without_data: want neutral or success, got "green"`},
+		{"without_data is a critique key", "review:\n  without_data: success\n", `gcloop.yml:2: key "without_data" in review applies only to critique loops`},
 		{"audit.partial is case-sensitive", "audit:\n  audit: {partial: Revise}\n", `gcloop.yml:2: audit.audit.partial: want converge or revise, got "Revise"`},
 		{"audit.partial null is refused", "audit:\n  audit:\n    partial:\n", "gcloop.yml:3: audit.audit.partial: want a string, got null"},
 		// issues and commit.

@@ -35,6 +35,9 @@ type Settings struct {
 	// BotArtifacts are the artifacts a round of the bot downloads from a
 	// completed workflow run; none means the bot runs no round for it.
 	BotArtifacts []string
+	// WithoutData is the check conclusion of a critique that converged
+	// without critique data: "success", or "neutral" ("" is neutral).
+	WithoutData string
 }
 
 // Overrides are the settings given as action inputs or flags; nil means
@@ -105,6 +108,7 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 		setIf(&s.Dispatch, sec.Dispatch)
 		setIf(&s.Permission, sec.Permission)
 		setIf(&s.MaxRetries, sec.MaxRetries)
+		setIf(&s.WithoutData, sec.WithoutData)
 		s.Labels = listIf(s.Labels, sec.Labels)
 		s.TestPatterns = listIf(s.TestPatterns, sec.TestPatterns)
 		s.ForbiddenMarkers = listIf(s.ForbiddenMarkers, sec.ForbiddenMarkers)

@@ -19,7 +19,10 @@ const (
 
 var (
 	auditPartials = []string{"converge", "revise"}
-	permissions   = []string{"write", "maintain", "admin"}
+	// withoutDataChecks are the check conclusions of a critique that
+	// converged without critique data.
+	withoutDataChecks = []string{"neutral", "success"}
+	permissions       = []string{"write", "maintain", "admin"}
 )
 
 func checkEnum(s string, valid []string) string {

@@ -258,6 +258,13 @@ func checkGcloopStep(t *testing.T, w workflow, id string, job, step, with map[st
 		if g := str(c, "group"); !strings.Contains(g, "gcloop-") {
 			t.Errorf("%s: concurrency group %q; want one gcloop-<loop>-<pull request> group so rounds of a pull request never race", where, g)
 		}
+		// The key is the pull request's number in every job of a loop: a
+		// fork's workflow_run lists no pull request, and a group keyed by
+		// its head sha would run beside the pull request's /gc commands.
+		if g := str(c, "group"); strings.Contains(g, "head_sha") || !containsAny(g,
+			"github.event.issue.number", "needs.pr.outputs.number", "github.event.pull_request.number", "inputs.pr") {
+			t.Errorf("%s: concurrency group %q; want it keyed by the pull request's number (a fork's run: found by its head sha in a job before)", where, g)
+		}
 		if c["cancel-in-progress"] != false {
 			t.Errorf("%s: concurrency cancel-in-progress must be false: a cancelled gcloop can leave a half-made round", where)
 		}
@@ -323,5 +330,36 @@ func TestEveryLoopHasADocumentedWorkflow(t *testing.T) {
 	sort.Strings(got)
 	if want := []string{"audit", "coverage", "critique", "review", "validation"}; !slices.Equal(got, want) {
 		t.Errorf("loops with an example in docs/workflows: %v; want %v", got, want)
+	}
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// goCommand finds a step that runs the go command.
+var goCommand = regexp.MustCompile(`(?m)(^|[;&|]\s*|\s)go (run|test|build|install|vet|mod)\b`)
+
+// A job that runs the go command sets Go up first: a runner image's Go is
+// whatever version it happens to ship, or none.
+func TestWorkflowsSetUpGoBeforeRunningIt(t *testing.T) {
+	t.Parallel()
+	for _, w := range loadWorkflows(t) {
+		for id, job := range w.jobs {
+			setUp := false
+			for i, s := range steps(job) {
+				if strings.HasPrefix(str(s, "uses"), "actions/setup-go@") {
+					setUp = true
+				}
+				if goCommand.MatchString(str(s, "run")) && !setUp {
+					t.Errorf("%s: job %s step %d runs go without actions/setup-go before it", w.file, id, i+1)
+				}
+			}
+		}
 	}
 }

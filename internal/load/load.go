@@ -23,32 +23,48 @@ import (
 // readable files under it. loop, when known, picks the fallbacks of
 // DESIGN §2.2 and §2.4 for files that cannot be read.
 func Paths(paths []string, loop decide.Loop) ([]*decide.Evidence, error) {
-	var out []*decide.Evidence
+	files, err := Expand(paths, Known)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*decide.Evidence, 0, len(files))
+	for _, p := range files {
+		e, err := File(p, loop)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Expand turns evidence paths into files: a file stands for itself, a
+// directory for the regular files under it whose first bytes (at most
+// SniffLen) known recognises, in name order. A path that does not exist,
+// or a directory with no such file, is an error naming it.
+func Expand(paths []string, known func(head []byte) bool) ([]string, error) {
+	var out []string
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
 		}
 		if !info.IsDir() {
-			e, err := File(p, loop)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, e)
+			out = append(out, p)
 			continue
 		}
-		es, err := dir(p, loop)
+		files, err := knownUnder(p, known)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, es...)
+		out = append(out, files...)
 	}
 	return out, nil
 }
 
-// dir reads the files under dir whose content gcloop knows, in
-// name order; other files are passed over.
-func dir(dir string, loop decide.Loop) ([]*decide.Evidence, error) {
+// knownUnder lists the files under dir that known recognises, in name
+// order; other files are passed over.
+func knownUnder(dir string, known func([]byte) bool) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -63,39 +79,35 @@ func dir(dir string, loop decide.Loop) ([]*decide.Evidence, error) {
 		return nil, fmt.Errorf("read evidence %s: %w", dir, unwrapPathError(err))
 	}
 	sort.Strings(files)
-	var out []*decide.Evidence
+	var out []string
 	for _, f := range files {
-		known, err := sniffFile(f)
+		head, err := headOf(f)
 		if err != nil {
 			return nil, err
 		}
-		if !known {
-			continue
+		if known(head) {
+			out = append(out, f)
 		}
-		e, err := File(f, loop)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("read evidence %s: no evidence file gcloop can read in the directory", dir)
+		return nil, fmt.Errorf("read evidence %s: no file in the directory is in a format gcloop reads", dir)
 	}
 	return out, nil
 }
 
-func sniffFile(p string) (bool, error) {
+// headOf is the first SniffLen bytes of file p.
+func headOf(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return false, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
+		return nil, fmt.Errorf("read evidence %s: %w", p, unwrapPathError(err))
 	}
 	defer f.Close()
 	head := make([]byte, SniffLen)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false, fmt.Errorf("read evidence %s: %w", p, err)
+		return nil, fmt.Errorf("read evidence %s: %w", p, err)
 	}
-	return Known(head[:n]), nil
+	return head[:n], nil
 }
 
 // File reads one evidence file.

@@ -12,6 +12,7 @@ import (
 	"github.com/gcloop/gcloop/coverage/cycle"
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/load"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
@@ -64,6 +65,11 @@ func runCoverageReport(env *Env, args []string) error {
 	list, err := coverage.ParseListing(*listing)
 	if err != nil {
 		return usagef("coverage report: %v", err)
+	}
+	// A directory stands for the coverage and test reports under it, as
+	// in decide.
+	if files, err = load.Expand(files, func(head []byte) bool { return coverage.Sniff(head) != "" }); err != nil {
+		return err
 	}
 	stream := ""
 	if list == coverage.ListWorst {

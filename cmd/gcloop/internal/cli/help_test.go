@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"github.com/gcloop/gcloop"
+	"github.com/gcloop/gcloop/bot/action"
 	"strings"
 	"testing"
 )
@@ -65,5 +67,34 @@ func TestHelpAndUsageStreams(t *testing.T) {
 			check("stdout", stdout.String(), tt.wantStdout)
 			check("stderr", stderr.String(), tt.wantStderr)
 		})
+	}
+}
+
+// `gcloop run --help` says what each input does, in action.yml's words.
+func TestRunHelpDescribesEveryInput(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"run", "--help"}, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" }); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	help := stdout.String()
+	docs, err := action.InputDocs(gcloop.ActionYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range action.InputNames {
+		d, ok := docs[name]
+		if !ok || d.Description == "" {
+			t.Errorf("input %s: no description in action.yml", name)
+			continue
+		}
+		if name == "dry-run" {
+			continue // the flag of its own
+		}
+		first := strings.Fields(strings.ReplaceAll(d.Description, "`", ""))
+		block := help[strings.Index(help, "  -"+name+" "):]
+		if !strings.Contains(block, "Environment: INPUT_"+strings.ToUpper(name)+".") || !strings.HasPrefix(strings.TrimSpace(block[strings.Index(block, "\n"):]), strings.Join(first[:min(3, len(first))], " ")) {
+			t.Errorf("input %s: the help does not describe it:\n%.300s", name, block)
+		}
 	}
 }

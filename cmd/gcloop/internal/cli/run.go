@@ -7,12 +7,42 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop"
 	"github.com/gcloop/gcloop/bot/action"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 	"github.com/sethvargo/go-githubactions"
 )
+
+// inputUsage is an input's flag help: action.yml's description, wrapped,
+// then its default (a workflow expression shown as the runner's) and its
+// variable.
+func inputUsage(name string, d action.InputDoc) string {
+	var b strings.Builder
+	line := 0
+	// No backquotes: the flag package would take the first quoted word
+	// for the value's name.
+	for _, w := range strings.Fields(strings.ReplaceAll(d.Description, "`", "")) {
+		if line > 0 && line+1+len(w) > 72 {
+			b.WriteString("\n")
+			line = 0
+		} else if line > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	if d.Default != "" {
+		fmt.Fprintf(&b, "Default in the action: %s. ", d.Default)
+	}
+	fmt.Fprintf(&b, "Environment: INPUT_%s.", strings.ToUpper(name))
+	return b.String()
+}
 
 // multiFlag collects a flag given several times as lines.
 type multiFlag struct {
@@ -32,17 +62,22 @@ func (m *multiFlag) Set(s string) error {
 func runAction(env *Env, args []string) error {
 	fs := newFlagSet("run", env)
 	flags := map[string]*multiFlag{}
+	docs, err := action.InputDocs(gcloop.ActionYAML)
+	if err != nil {
+		return err
+	}
 	for _, name := range action.InputNames {
 		if name == "dry-run" {
 			continue
 		}
 		m := &multiFlag{}
 		flags[name] = m
-		fs.Var(m, name, "action input "+name+" (default: INPUT_"+strings.ToUpper(name)+")")
+		fs.Var(m, name, inputUsage(name, docs[name]))
 	}
 	dry := fs.Bool("dry-run", false, "print the comment, issues and commit the run would make; needs no token")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: gcloop run [--dry-run] [--INPUT VALUE ...]")
+		fmt.Fprintln(fs.Output(), "\nRuns the GitHub Action: each input is a flag of its name, or INPUT_<NAME> as the runner sets it.")
 		fs.PrintDefaults()
 	}
 	rest, err := parseFlags(env, fs, args)

@@ -1,0 +1,73 @@
+package ghfake_test
+
+import (
+	"io"
+	"net/http"
+	"testing"
+)
+
+// TestContentsAnswerConditionalRequests: repos/get-content sends an ETag
+// and answers 304, with no body and no quota spent, to an If-None-Match
+// that names it — weak or strong, in a list, or "*" — and 200 with a new
+// ETag once the file changed or for another representation.
+func TestContentsAnswerConditionalRequests(t *testing.T) {
+	t.Parallel()
+	s, c := world(t)
+	s.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte("review:\n  max_rounds: 3\n"))
+	get := func(accept, inm string) *http.Response {
+		t.Helper()
+		req, err := c.NewRequest("GET", "repos/"+owner+"/"+repo+"/contents/.github/gcloop.yml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		if inm != "" {
+			req.Header.Set("If-None-Match", inm)
+		}
+		resp, err := c.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	first := get("", "")
+	etag := first.Header.Get("ETag")
+	if first.StatusCode != 200 || etag == "" {
+		t.Fatalf("first GET: %d, ETag %q; want 200 with an ETag", first.StatusCode, etag)
+	}
+	strong := etag[len("W/"):]
+	tests := []struct {
+		name, accept, inm string
+		want              int
+	}{
+		{"the ETag as sent", "", etag, 304},
+		{"the strong form", "", strong, 304},
+		{"in a list", "", `"nope", ` + etag, 304},
+		{"any", "", "*", 304},
+		{"another tag", "", `"nope"`, 200},
+		{"another representation", "application/vnd.github.raw+json", etag, 200},
+	}
+	for _, tt := range tests {
+		used := get("", "").Header.Get("X-RateLimit-Used")
+		resp := get(tt.accept, tt.inm)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: %d; want %d", tt.name, resp.StatusCode, tt.want)
+		}
+		if tt.want == 304 {
+			if len(body) != 0 || resp.Header.Get("ETag") != etag {
+				t.Errorf("%s: 304 with %d bytes of body and ETag %q; want none and %q", tt.name, len(body), resp.Header.Get("ETag"), etag)
+			}
+			if got := resp.Header.Get("X-RateLimit-Used"); got != used {
+				t.Errorf("%s: X-RateLimit-Used %s after a 304; want %s, as before it", tt.name, got, used)
+			}
+		}
+	}
+	s.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte("review:\n  max_rounds: 4\n"))
+	if resp := get("", etag); resp.StatusCode != 200 || resp.Header.Get("ETag") == etag {
+		t.Errorf("after a change: %d, ETag %q; want 200 with a new ETag", resp.StatusCode, resp.Header.Get("ETag"))
+	}
+}
