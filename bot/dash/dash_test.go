@@ -70,3 +70,14 @@ func TestPageHasNoUnescapedInsertion(t *testing.T) {
 		}
 	}
 }
+
+func TestPageListsDeadDeliveriesAndRedeliversAsAnOperator(t *testing.T) {
+	t.Parallel()
+	// The header is the one the deliveries API demands of a redelivery
+	// (bot/server's OperatorHeader): a page of another site cannot send it.
+	for _, want := range []string{`id="dead"`, `"api/deliveries?state=dead&limit=50"`, `"/redeliver", {method: "POST"`, `"X-Gcloop-Operator": "dashboard"`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}

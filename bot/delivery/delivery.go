@@ -17,6 +17,7 @@ import (
 	"github.com/gcloop/gcloop/bot/artifact"
 	"github.com/gcloop/gcloop/bot/command"
 	"github.com/gcloop/gcloop/bot/event"
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
@@ -177,6 +178,12 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 			continue
 		}
 		ran++
+		if ran == 1 {
+			// Not beside other work on the run's pull request.
+			if err := ownKey(ctx, probe, ev.GetRepo().GetFullName()); err != nil {
+				return err
+			}
+		}
 		switch err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); {
 		case errors.Is(err, ErrIgnored):
 			ignored = append(ignored, fmt.Errorf("loop %s: %w", sec.ID, err))
@@ -256,6 +263,14 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 			h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
 			return err
 		}
+	}
+	if err := res.Incomplete; err != nil && ghclient.Transient(err) {
+		// An effect GitHub refused for a while (a 5xx, a rate limit): the
+		// round is carried out again later, and rounds are idempotent —
+		// the same round, issues found by their marker, the check run
+		// updated — so nothing is done twice.
+		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error(), "retry": true})
+		return fmt.Errorf("round of %s on #%d incomplete: %w", id, pull.Number, err)
 	}
 	d := res.Decision
 	h.emit(ctx, e, pull.Number, id, event.Decision, map[string]any{"round": d.Round, "max_rounds": d.MaxRounds,

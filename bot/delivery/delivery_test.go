@@ -17,6 +17,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/event"
+	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
@@ -244,5 +245,37 @@ func TestAnOlderRunDeliveredLateIsIgnored(t *testing.T) {
 	}
 	if last.Type != event.Round || last.Loop != "review" || !strings.Contains(fmt.Sprint(data["ignored"]), "older than run") {
 		t.Errorf("last event %s (loop %q) %v; want a round of review saying why it was ignored", last.Type, last.Loop, data)
+	}
+}
+
+// An effect GitHub refuses for a while (a 502 on the check run) fails the
+// delivery as transient, so the workers try it again; the round carried out
+// again does nothing twice — one report, one check run, the same issues.
+func TestARoundWhoseEffectFailedTransientlyIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "review:\n  bot:\n    artifacts: [review-results]\n")
+	w.gh.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/check-runs", Status: http.StatusBadGateway, Times: 5})
+	body := w.workflowRun(t)
+	err := w.h.Handle(context.Background(), "d-1", "workflow_run", body)
+	if err == nil || !ghclient.Transient(err) || !strings.Contains(err.Error(), "check run") {
+		t.Fatalf("first attempt: %v; want a transient error naming the check run", err)
+	}
+	issues := len(w.gh.Issues(owner, repo))
+	for attempt := 2; ; attempt++ {
+		if err = w.h.Handle(context.Background(), "d-1", "workflow_run", body); err == nil {
+			break
+		}
+		if attempt == 6 {
+			t.Fatalf("attempt %d: %v", attempt, err)
+		}
+	}
+	if n := len(w.gh.Comments(owner, repo, w.pr)); n != 1 {
+		t.Errorf("%d report comments, want 1", n)
+	}
+	if runs := w.gh.CheckRuns(owner, repo); len(runs) != 1 || runs[0].Conclusion != "action_required" {
+		t.Errorf("check runs %+v, want one action_required", runs)
+	}
+	if n := len(w.gh.Issues(owner, repo)); n != issues {
+		t.Errorf("%d issues after the retries, %d after the first attempt: opened twice", n, issues)
 	}
 }

@@ -167,3 +167,14 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// Transient reports whether err is a failure that may pass by itself: a
+// rate limit, a 5xx, a timeout or a network error. Trying the same work
+// again later may succeed; anything else will fail the same way.
+func Transient(err error) bool {
+	switch Classify(err) {
+	case KindRateLimited, KindServer, KindTimeout, KindNetwork:
+		return true
+	}
+	return false
+}

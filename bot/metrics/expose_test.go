@@ -86,6 +86,7 @@ func TestExpositionParses(t *testing.T) {
 		m.Observe(o.event, o.result, o.elapsed)
 	}
 	m.QueueDepth(func(context.Context) (int, error) { return 4, nil })
+	m.DeadDeliveries(func(context.Context) (int, error) { return 3, nil })
 	m.Subscribers(func() int { return 1 }, func() int64 { return 0 })
 	m.Event(event.Event{Type: event.Decision, Data: json.RawMessage(`{"decision":"fix"}`)})
 	if _, err := m.Transport(okTransport{&http.Response{StatusCode: 201}}).RoundTrip(httptest.NewRequest(http.MethodPost, "/", nil)); err != nil {
@@ -105,6 +106,7 @@ func TestExpositionParses(t *testing.T) {
 			"gcloop_github_requests_total":     "counter",
 			"gcloop_artifacts_refused_total":   "counter",
 			"gcloop_queue_depth":               "gauge",
+			"gcloop_deliveries_dead":           "gauge",
 			"gcloop_websocket_subscribers":     "gauge",
 			"gcloop_websocket_dropped_total":   "counter",
 			"go_gc_duration_seconds":           "summary",
@@ -185,6 +187,7 @@ func TestExpositionParses(t *testing.T) {
 			want   float64
 		}{
 			{"gcloop_queue_depth", nil, 4},
+			{"gcloop_deliveries_dead", nil, 3},
 			{"gcloop_websocket_subscribers", nil, 1},
 			{"gcloop_rounds_total", nil, 0},
 			{"gcloop_decisions_total", map[string]string{"decision": "fix"}, 1},

@@ -42,7 +42,7 @@ type Metrics struct {
 func New() *Metrics {
 	m := &Metrics{
 		deliveries: newCounterVec("gcloop_deliveries_total",
-			"Webhook deliveries by event and result: the receiver's (accepted, duplicate, unauthorized, ...) and the workers' (done, ignored, failed, released, lost).",
+			"Webhook deliveries by event and result: the receiver's (accepted, duplicate, unauthorized, ...) and the workers' (done, ignored, dead, retried, rekeyed, released, lost).",
 			"event", "result"),
 		duration: newHistogramVec("gcloop_delivery_duration_seconds",
 			"Time to answer a delivery or to work one off, by result.",
@@ -78,17 +78,30 @@ func (m *Metrics) Observe(event, result string, elapsed time.Duration) {
 // gcloop_queue_depth, read at each scrape; a store that does not answer
 // shows -1.
 func (m *Metrics) QueueDepth(depth func(ctx context.Context) (int, error)) {
-	read := func() float64 {
+	m.reg.register(funcMetric{name: "gcloop_queue_depth", kind: gauge, value: storeRead(depth),
+		help: "Deliveries pending or being worked on, in the shared queue; -1 when the store does not answer."})
+}
+
+// DeadDeliveries exports the number of dead deliveries the store keeps
+// (count, read at each scrape) as the gauge gcloop_deliveries_dead; a
+// store that does not answer shows -1.
+func (m *Metrics) DeadDeliveries(count func(ctx context.Context) (int, error)) {
+	m.reg.register(funcMetric{name: "gcloop_deliveries_dead", kind: gauge, value: storeRead(count),
+		help: "Dead deliveries kept for redelivery: failed for good, or still failing when their retry window ended; -1 when the store does not answer."})
+}
+
+// storeRead is a gauge's value read from the store at a scrape, bounded by
+// scrapeTimeout; -1 when the store does not answer.
+func storeRead(read func(ctx context.Context) (int, error)) func() float64 {
+	return func() float64 {
 		ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 		defer cancel()
-		n, err := depth(ctx)
+		n, err := read(ctx)
 		if err != nil {
 			return -1
 		}
 		return float64(n)
 	}
-	m.reg.register(funcMetric{name: "gcloop_queue_depth", kind: gauge, value: read,
-		help: "Deliveries pending or being worked on, in the shared queue; -1 when the store does not answer."})
 }
 
 // Subscribers exports the live feed's websocket subscribers (n, read at

@@ -148,3 +148,14 @@ func TestTransportCountsEveryAnswer(t *testing.T) {
 type failing struct{}
 
 func (failing) RoundTrip(*http.Request) (*http.Response, error) { return nil, errors.New("refused") }
+
+func TestStoreGaugesShowMinusOneWhenTheStoreDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	m := New()
+	m.DeadDeliveries(func(context.Context) (int, error) { return 0, errors.New("connection refused") })
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if body := rec.Body.String(); !strings.Contains(body, "\ngcloop_deliveries_dead -1\n") {
+		t.Errorf("/metrics without the store:\n%s", body)
+	}
+}

@@ -39,6 +39,7 @@ func (e *Engine) publishCheck(ctx context.Context, res *Result, sha string, prev
 	out, err := e.GH.Check(ctx, *spec)
 	if err != nil {
 		d.Notes = append(d.Notes, "the check run was not written: "+ghclient.Explain(err))
+		res.incomplete(fmt.Errorf("check run: %w", err))
 		return
 	}
 	if out.Note != "" {

@@ -60,6 +60,7 @@ func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 		return
 	}
 	d.Notes = append(d.Notes, "fix issues incomplete: "+ghclient.Explain(err))
+	res.incomplete(fmt.Errorf("fix issues: %w", err))
 }
 
 // settledNote is the comment that closes a fix issue of a loop settled

@@ -79,8 +79,21 @@ type Result struct {
 	// APIError is the first GitHub failure that stopped the run's effects;
 	// the decision is then partial.
 	APIError error
+	// Incomplete is the first effect that failed — fix issues, the check
+	// run, the dispatch, the report comment — after the round was decided;
+	// the decision's notes say so. Rounds are idempotent, so a driver may
+	// carry the same round out again (the bot retries one that failed
+	// transiently); nil when every effect was carried out.
+	Incomplete error
 	// checkPlanned: a dry run recorded the check run (Check) and wrote none.
 	checkPlanned bool
+}
+
+// incomplete records the first effect of the round that failed.
+func (res *Result) incomplete(err error) {
+	if res.Incomplete == nil {
+		res.Incomplete = err
+	}
 }
 
 // apiDown records the first GitHub failure.
@@ -318,6 +331,7 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 			d.Notes = append(d.Notes, fmt.Sprintf("the report comment changed %d times during the round (commands or other runs): it was not written; the next run records the round", n))
 		default:
 			res.apiDown(fmt.Errorf("write the report comment: %w", err))
+			res.incomplete(fmt.Errorf("report comment: %w", err))
 			d.Status = decide.StatusPartial
 			d.Notes = append(d.Notes, fmt.Sprintf("the report comment could not be written: %s", ghclient.Explain(err)))
 		}

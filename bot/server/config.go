@@ -53,6 +53,9 @@ var Vars = []Var{
 	{"GCLOOP_ARTIFACT_BUDGET", "artifact-budget", "the bytes a round may unpack from a run's artifacts, such as 64MiB (default); a round over it is refused with a neutral check"},
 	{"GCLOOP_METRICS_LISTEN", "metrics-listen", "serve /metrics on this address of its own, and no longer on GCLOOP_LISTEN (default: /metrics on GCLOOP_LISTEN)"},
 	{"GCLOOP_WEBHOOK_UNVERIFIED", "webhook-unverified", "the most bytes of webhook bodies held before their signature is checked, such as 64MiB (the default; at least 25MiB); a delivery that finds no room is answered 503"},
+	{"GCLOOP_RETRY_WINDOW", "retry-window", "how long after its first attempt a delivery that fails transiently (GitHub 5xx, rate limits, network) is retried; then it is dead (default 30m)"},
+	{"GCLOOP_RETRY_BACKOFF", "retry-backoff", "the longest wait before the first retry, doubling per retry (full jitter; GitHub's Retry-After wins) (default 10s)"},
+	{"GCLOOP_RETRY_BACKOFF_MAX", "retry-backoff-max", "the cap of the doubling wait between retries (default 5m)"},
 }
 
 // MinWebhookSecret is the shortest webhook secret the bot accepts.
@@ -91,6 +94,8 @@ type Config struct {
 	// MaxUnverified is the most bytes of webhook bodies held before their
 	// signature is checked; 0: the receiver's default.
 	MaxUnverified int64
+	// The retries of transient failures; 0: the workers' defaults.
+	RetryWindow, RetryBackoff, RetryBackoffMax time.Duration
 }
 
 // ConfigErrors are every mistake of a configuration, one line each.
@@ -255,6 +260,24 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 		} else {
 			c.ArtifactBudget = n
 		}
+	}
+	duration := func(name, example string, least, most time.Duration, into *time.Duration) {
+		s := v(name)
+		if s == "" {
+			return
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d < least || d > most {
+			bad("%s %q: want a duration from %s to %s, such as %s", name, s, least, most, example)
+			return
+		}
+		*into = d
+	}
+	duration("GCLOOP_RETRY_WINDOW", "30m", time.Minute, 72*time.Hour, &c.RetryWindow)
+	duration("GCLOOP_RETRY_BACKOFF", "10s", 100*time.Millisecond, time.Hour, &c.RetryBackoff)
+	duration("GCLOOP_RETRY_BACKOFF_MAX", "5m", time.Second, 24*time.Hour, &c.RetryBackoffMax)
+	if c.RetryBackoff > 0 && c.RetryBackoffMax > 0 && c.RetryBackoffMax < c.RetryBackoff {
+		bad("GCLOOP_RETRY_BACKOFF_MAX %s is below GCLOOP_RETRY_BACKOFF %s", c.RetryBackoffMax, c.RetryBackoff)
 	}
 	if len(errs) > 0 {
 		return nil, errs

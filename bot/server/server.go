@@ -126,6 +126,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 		clients: s.clients, repository: cfg.Repository, log: s.log,
 	}
 	s.metrics.QueueDepth(st.Pending)
+	s.metrics.DeadDeliveries(func(ctx context.Context) (int, error) { _, n, err := st.Dead(ctx, 0); return n, err })
 	s.ready = &metrics.Ready{Logger: s.log, Checks: []metrics.Check{
 		{Name: "store", Run: st.Ping},
 		{Name: "github", Run: metrics.Reuse(githubCheckReuse, nil, s.githubCheck)},

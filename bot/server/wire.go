@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -33,6 +34,7 @@ func (s *Server) wire() error {
 	st := countingStore{Store: s.store, m: s.metrics}
 	pool, err := webhook.NewPool(st, s.handler, webhook.PoolOptions{
 		Workers: s.cfg.Workers, Lease: s.cfg.Lease, Logger: s.log, Observe: s.metrics.Observe,
+		RetryWindow: s.cfg.RetryWindow, RetryFirst: s.cfg.RetryBackoff, RetryMax: s.cfg.RetryBackoffMax,
 	})
 	if err != nil {
 		return fmt.Errorf("workers: %w", err)
@@ -73,6 +75,9 @@ func (s *Server) wire() error {
 	s.mux.Handle("GET /ws", guard.Wrap(hub))
 	s.mux.Handle("GET /api/events", guard.Wrap(hub.Events()))
 	s.mux.Handle("GET /api/loops", guard.Wrap(hub.Loops()))
+	dead := &deliveriesAPI{store: s.store, filter: guard.RepoFilter, wake: pool.Wake, log: s.log}
+	s.mux.Handle("GET /api/deliveries", guard.Wrap(http.HandlerFunc(dead.list)))
+	s.mux.Handle("POST /api/deliveries/{id}/redeliver", guard.Wrap(http.HandlerFunc(dead.redeliver)))
 	s.access = guard.Mode()
 	s.parts = append(s.parts, part{
 		name: "feed",

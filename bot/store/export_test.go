@@ -10,3 +10,7 @@ func (p *Postgres) Prune(ctx context.Context) (int64, error) { return p.prune(ct
 
 // KeySeed seeds the hash of a key's advisory lock.
 const KeySeed = keySeed
+
+// Migrations are the schema's versions, for tests that start from an
+// older one.
+var Migrations = migrations

@@ -28,7 +28,7 @@ func NewMemory(opts Options) *Memory {
 	return &Memory{
 		opts:  opts,
 		hub:   newHub(opts.Buffer),
-		queue: newMemQueue(opts.Seen),
+		queue: newMemQueue(opts.Seen, opts.Dead),
 		log:   memLog{retained: opts.Retained},
 	}
 }
@@ -62,7 +62,7 @@ func (m *Memory) Add(ctx context.Context, d Delivery) (bool, error) {
 	if d.Received.IsZero() {
 		d.Received = m.opts.Now()
 	}
-	return m.queue.add(d), nil
+	return m.queue.add(d, m.opts.Now()), nil
 }
 
 // Claim implements Store.
@@ -73,7 +73,7 @@ func (m *Memory) Claim(ctx context.Context, worker string, lease time.Duration) 
 	defer m.mu.Unlock()
 	now := m.opts.Now()
 	m.queue.expire(now)
-	d, ok := m.queue.claim(worker, now.Add(lease))
+	d, ok := m.queue.claim(worker, now, now.Add(lease))
 	return d, ok, nil
 }
 
@@ -98,32 +98,78 @@ func (m *Memory) Finish(ctx context.Context, id, worker, outcome string) error {
 	if err := checkOutcome(id, outcome); err != nil {
 		return err
 	}
-	if err := m.lock(ctx); err != nil {
-		return err
-	}
-	defer m.mu.Unlock()
-	m.queue.expire(m.opts.Now())
-	e, err := m.queue.claimOf(id, worker)
-	if err != nil {
-		return err
-	}
-	m.queue.finish(e)
-	return nil
+	return m.settle(ctx, id, worker, func(e *memEntry, now time.Time) {
+		if outcome == Dead {
+			m.queue.bury(e, "", now)
+		} else {
+			m.queue.finish(e, now)
+		}
+	})
 }
 
 // Release implements Store.
 func (m *Memory) Release(ctx context.Context, id, worker string) error {
+	return m.settle(ctx, id, worker, func(e *memEntry, now time.Time) {
+		e.d.Attempts--
+		m.queue.requeue(e, time.Time{}, now)
+	})
+}
+
+// Retry implements Store.
+func (m *Memory) Retry(ctx context.Context, id, worker string, after time.Duration, reason string) error {
+	return m.settle(ctx, id, worker, func(e *memEntry, now time.Time) {
+		e.d.Error = reason
+		m.queue.requeue(e, now.Add(after), now)
+	})
+}
+
+// Bury implements Store.
+func (m *Memory) Bury(ctx context.Context, id, worker, reason string) error {
+	return m.settle(ctx, id, worker, func(e *memEntry, now time.Time) { m.queue.bury(e, reason, now) })
+}
+
+// Rekey implements Store.
+func (m *Memory) Rekey(ctx context.Context, id, worker, key string) error {
+	return m.settle(ctx, id, worker, func(e *memEntry, now time.Time) { m.queue.rekey(e, key, now) })
+}
+
+// settle runs do on worker's claim of id, or says ErrLost.
+func (m *Memory) settle(ctx context.Context, id, worker string, do func(e *memEntry, now time.Time)) error {
 	if err := m.lock(ctx); err != nil {
 		return err
 	}
 	defer m.mu.Unlock()
-	m.queue.expire(m.opts.Now())
+	now := m.opts.Now()
+	m.queue.expire(now)
 	e, err := m.queue.claimOf(id, worker)
 	if err != nil {
 		return err
 	}
-	e.d.Attempts--
-	m.queue.requeue(e)
+	do(e, now)
+	return nil
+}
+
+// Dead implements Store.
+func (m *Memory) Dead(ctx context.Context, limit int) ([]Delivery, int, error) {
+	if err := m.lock(ctx); err != nil {
+		return nil, 0, err
+	}
+	defer m.mu.Unlock()
+	m.queue.expire(m.opts.Now())
+	return m.queue.deadList(limit), len(m.queue.dead), nil
+}
+
+// Redeliver implements Store.
+func (m *Memory) Redeliver(ctx context.Context, id string) error {
+	if err := m.lock(ctx); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	now := m.opts.Now()
+	m.queue.expire(now)
+	if err := m.queue.redeliver(id, now); err != nil {
+		return fmt.Errorf("store: redeliver %s: %w", id, err)
+	}
 	return nil
 }
 
@@ -196,11 +242,11 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-// checkOutcome rejects an outcome that is not Done, Ignored or Failed.
+// checkOutcome rejects an outcome that is not Done, Ignored or Dead.
 func checkOutcome(id, outcome string) error {
 	switch outcome {
-	case Done, Ignored, Failed:
+	case Done, Ignored, Dead:
 		return nil
 	}
-	return fmt.Errorf("store: finish %s: outcome %q is not %q, %q or %q", id, outcome, Done, Ignored, Failed)
+	return fmt.Errorf("store: finish %s: outcome %q is not %q, %q or %q", id, outcome, Done, Ignored, Dead)
 }

@@ -19,9 +19,10 @@ type model struct {
 
 type modelDelivery struct {
 	id, key  string
-	state    string // pending, claimed, finished
+	state    string // pending, claimed, finished, dead
 	worker   string
 	until    time.Time
+	due      time.Time // not claimed before
 	attempts int
 }
 
@@ -47,7 +48,7 @@ func (m *model) expire(now time.Time) {
 		if d.state == "claimed" && !d.until.After(now) {
 			d.worker = ""
 			if d.attempts >= store.MaxAttempts {
-				d.state = "finished"
+				d.state = "dead"
 			} else {
 				d.state = "pending"
 			}
@@ -55,7 +56,7 @@ func (m *model) expire(now time.Time) {
 	}
 }
 
-func (m *model) claim(worker string, until time.Time) (string, int) {
+func (m *model) claim(worker string, now, until time.Time) (string, int) {
 	blocked := map[string]bool{}
 	for _, d := range m.ds {
 		if d.state == "claimed" && d.key != "" {
@@ -69,7 +70,14 @@ func (m *model) claim(worker string, until time.Time) (string, int) {
 		if d.key != "" && blocked[d.key] {
 			continue
 		}
-		d.state, d.worker, d.until = "claimed", worker, until
+		if d.due.After(now) {
+			// Not due: it holds back its key's later deliveries.
+			if d.key != "" {
+				blocked[d.key] = true
+			}
+			continue
+		}
+		d.state, d.worker, d.until, d.due = "claimed", worker, until, time.Time{}
 		d.attempts++
 		return d.id, d.attempts
 	}
@@ -87,19 +95,37 @@ func (m *model) claimOf(id, worker string) *modelDelivery {
 func (m *model) pending() int {
 	n := 0
 	for _, d := range m.ds {
-		if d.state != "finished" {
+		if d.state == "pending" || d.state == "claimed" {
 			n++
 		}
 	}
 	return n
 }
 
+// redeliver is Redeliver on the model: a dead delivery is a new arrival.
+func (m *model) redeliver(id string) error {
+	for i, d := range m.ds {
+		if d.id != id {
+			continue
+		}
+		if d.state != "dead" {
+			return store.ErrNotDead
+		}
+		m.ds = append(append(m.ds[:i:i], m.ds[i+1:]...), &modelDelivery{id: id, key: d.key, state: "pending"})
+		return nil
+	}
+	return store.ErrUnknown
+}
+
 // FuzzMemoryQueue runs a sequence of operations, read from the input two
 // bytes at a time, on Memory and on the model, and fails where they differ.
+// One installation: the order of claims is the order of arrival.
 func FuzzMemoryQueue(f *testing.F) {
 	f.Add([]byte{0, 0x10, 0, 0x11, 1, 0, 1, 1, 2, 0x00, 1, 2})
 	f.Add([]byte{0, 0x21, 0, 0x22, 1, 5, 5, 3, 1, 0, 5, 3, 6, 0, 1, 1, 3, 0x01})
 	f.Add([]byte{0, 0x31, 1, 0, 5, 3, 1, 1, 5, 3, 1, 2, 5, 3, 1, 0, 5, 3, 1, 1, 5, 3, 6, 0})
+	f.Add([]byte{0, 0x10, 0, 0x11, 1, 0, 8, 0x01, 1, 0, 5, 3, 1, 0, 9, 0, 11, 0, 1, 0, 10, 0x20, 6, 0})
+	f.Add([]byte{0, 0x20, 0, 0x21, 0, 0x32, 1, 0x02, 10, 0x12, 1, 0x10, 1, 0x20, 2, 0x00, 1, 0x10, 11, 0x02})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		ctx := context.Background()
 		clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -108,7 +134,7 @@ func FuzzMemoryQueue(f *testing.F) {
 		var m model
 		keys := []string{"", "o/r#1", "o/r#2", "o/r"}
 		for i := 0; i+1 < len(ops); i += 2 {
-			op, arg := ops[i]%8, int(ops[i+1])
+			op, arg := ops[i]%12, int(ops[i+1])
 			id := fmt.Sprintf("d%d", arg%16)
 			worker := fmt.Sprintf("w%d", arg/16%3)
 			lease := time.Duration(arg%4+1) * 10 * time.Second
@@ -124,7 +150,7 @@ func FuzzMemoryQueue(f *testing.F) {
 				}
 			case 1, 7:
 				d, ok, err := s.Claim(ctx, worker, lease)
-				wantID, wantAttempts := m.claim(worker, now.Add(lease))
+				wantID, wantAttempts := m.claim(worker, now, now.Add(lease))
 				if err != nil || ok != (wantID != "") || d.ID != wantID || d.Attempts != wantAttempts {
 					t.Fatalf("%s: Claim = %q attempt %d, %v, %v; want %q attempt %d", where, d.ID, d.Attempts, ok, err, wantID, wantAttempts)
 				}
@@ -151,6 +177,38 @@ func FuzzMemoryQueue(f *testing.F) {
 				}
 				if lost := errors.Is(err, store.ErrLost); lost != (md == nil) || (!lost && err != nil) {
 					t.Fatalf("%s: op on %s by %s = %v; want lost %v", where, id, worker, err, md == nil)
+				}
+			case 8, 9, 10:
+				var err error
+				md := m.claimOf(id, worker)
+				switch op {
+				case 8:
+					after := time.Duration(arg%3) * 5 * time.Second
+					err = s.Retry(ctx, id, worker, after, "transient")
+					if md != nil {
+						md.state, md.worker, md.due = "pending", "", now.Add(after)
+					}
+				case 9:
+					err = s.Bury(ctx, id, worker, "permanent")
+					if md != nil {
+						md.state, md.worker = "dead", ""
+					}
+				case 10:
+					key := keys[arg/16%len(keys)]
+					err = s.Rekey(ctx, id, worker, key)
+					if md != nil {
+						md.state, md.worker, md.key = "pending", "", key
+						md.attempts--
+					}
+				}
+				if lost := errors.Is(err, store.ErrLost); lost != (md == nil) || (!lost && err != nil) {
+					t.Fatalf("%s: op on %s by %s = %v; want lost %v", where, id, worker, err, md == nil)
+				}
+			case 11:
+				err := s.Redeliver(ctx, id)
+				want := m.redeliver(id)
+				if !errors.Is(err, want) || (want == nil && err != nil) {
+					t.Fatalf("%s: Redeliver(%s) = %v; want %v", where, id, err, want)
 				}
 			case 5:
 				clk.advance(time.Duration(arg%4) * 5 * time.Second)

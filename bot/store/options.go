@@ -25,6 +25,11 @@ type Options struct {
 	// remembers them for Forget instead.
 	Seen int
 
+	// Dead is how many dead deliveries Memory keeps, payloads included,
+	// for Dead and Redeliver, forgetting the oldest beyond it; 0 is
+	// DefaultDead. Postgres keeps them for Forget instead.
+	Dead int
+
 	// Log receives what a store does on its own, such as Postgres
 	// reconnecting its listener; nil discards it.
 	Log *slog.Logger
@@ -32,6 +37,9 @@ type Options struct {
 
 // DefaultSeen is Memory's Options.Seen when it is 0.
 const DefaultSeen = 1 << 20
+
+// DefaultDead is Memory's Options.Dead when it is 0.
+const DefaultDead = 1000
 
 // DefaultBuffer is a subscriber's buffer when Options.Buffer is 0.
 const DefaultBuffer = 256
@@ -48,6 +56,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Dead <= 0 {
+		o.Dead = DefaultDead
 	}
 	if o.Seen <= 0 {
 		o.Seen = DefaultSeen

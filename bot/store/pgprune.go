@@ -30,14 +30,21 @@ func (p *Postgres) pruneLoop(ctx context.Context) {
 	}
 }
 
-// prune deletes the deliveries finished more than Forget ago; it reports
-// how many.
+// prune deletes the deliveries finished (done, ignored or dead) more than
+// Forget ago, and the turns of installations with nothing queued; it
+// reports how many deliveries.
 func (p *Postgres) prune(ctx context.Context) (int64, error) {
 	tag, err := p.pool.Exec(ctx, `
 DELETE FROM gcloop_deliveries
 WHERE finished IS NOT NULL AND finished < now() - $1 * interval '1 microsecond'`, micros(Forget))
 	if err != nil {
 		return 0, p.wrap("forget old deliveries", err)
+	}
+	if _, err := p.pool.Exec(ctx, `
+DELETE FROM gcloop_turns t WHERE NOT EXISTS (
+	SELECT 1 FROM gcloop_deliveries d
+	WHERE d.installation = t.installation AND d.state IN ('pending', 'claimed'))`); err != nil {
+		return 0, p.wrap("forget idle installations' turns", err)
 	}
 	return tag.RowsAffected(), nil
 }

@@ -8,60 +8,63 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Add implements Store: one statement, so one round trip.
-func (p *Postgres) Add(ctx context.Context, d Delivery) (bool, error) {
-	if d.ID == "" {
-		return false, fmt.Errorf("store: add: delivery without an id (event %q)", d.Event)
-	}
-	if err := p.check(ctx); err != nil {
-		return false, err
-	}
-	var received *time.Time
-	if !d.Received.IsZero() {
-		received = &d.Received
-	}
-	tag, err := p.pool.Exec(ctx, `
-INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received)
-VALUES ($1, $2, $3, $4, $5, coalesce($6, now()))
-ON CONFLICT (id) DO NOTHING`,
-		d.ID, d.Event, d.Payload, d.Key, d.Installation, received)
-	if err != nil {
-		return false, p.wrap("add "+d.ID, err)
-	}
-	return tag.RowsAffected() == 1, nil
-}
-
 // micros is d in whole microseconds, PostgreSQL's resolution.
 func micros(d time.Duration) int64 { return d.Microseconds() }
 
 // The statements of a claim.
 const (
 	// expireSQL ends the claims whose lease ran out: pending again, or
-	// failed after MaxAttempts ($1). Rows another claimer is ending are
+	// dead from MaxAttempts ($1) on. Rows another claimer is ending are
 	// skipped rather than waited for, so claimers never deadlock here.
 	expireSQL = `
 UPDATE gcloop_deliveries SET
-	state = CASE WHEN attempts >= $1 THEN 'failed' ELSE 'pending' END,
+	state = CASE WHEN attempts >= $1 THEN 'dead' ELSE 'pending' END,
 	finished = CASE WHEN attempts >= $1 THEN now() END,
-	payload = CASE WHEN attempts >= $1 THEN NULL ELSE payload END,
+	error = CASE WHEN attempts >= $1 THEN 'its lease ran out on attempt ' || attempts ELSE error END,
 	worker = NULL, lease_until = NULL
 WHERE id IN (
 	SELECT id FROM gcloop_deliveries
 	WHERE state = 'claimed' AND lease_until <= now()
 	ORDER BY id FOR UPDATE SKIP LOCKED)`
 
-	// candidateSQL locks the oldest pending delivery that no other
-	// claimer has locked, whose key no claim holds and no older pending
-	// delivery waits on, and whose key is not among $1.
+	// candidateSQL locks the oldest claimable pending delivery of the
+	// installation whose turn it is: one that no other claimer has
+	// locked, that is due, whose key no claim holds and no older pending
+	// delivery waits on, and whose key is not among $1. Installations
+	// with pending work are found by skipping along the pending index
+	// (one probe each) and take turns by when they were last served; the
+	// first of them with a claimable delivery wins, so the rows of the
+	// others are not locked.
 	candidateSQL = `
-SELECT d.id, d.key FROM gcloop_deliveries d
-WHERE d.state = 'pending' AND d.key <> ALL($1)
-	AND (d.key = '' OR NOT EXISTS (
-		SELECT 1 FROM gcloop_deliveries o
-		WHERE o.key = d.key AND o.state IN ('pending', 'claimed')
-			AND (o.state = 'claimed' OR o.seq < d.seq)))
-ORDER BY d.seq LIMIT 1
-FOR UPDATE OF d SKIP LOCKED`
+WITH RECURSIVE inst(i) AS (
+	(SELECT installation FROM gcloop_deliveries WHERE state = 'pending' ORDER BY installation LIMIT 1)
+	UNION ALL
+	SELECT (SELECT installation FROM gcloop_deliveries
+		WHERE state = 'pending' AND installation > inst.i ORDER BY installation LIMIT 1)
+	FROM inst WHERE inst.i IS NOT NULL
+)
+SELECT c.id, c.key, c.installation FROM (
+	SELECT inst.i FROM inst LEFT JOIN gcloop_turns t ON t.installation = inst.i
+	WHERE inst.i IS NOT NULL
+	ORDER BY t.served NULLS FIRST, inst.i
+) o CROSS JOIN LATERAL (
+	SELECT d.id, d.key, d.installation FROM gcloop_deliveries d
+	WHERE d.installation = o.i AND d.state = 'pending'
+		AND (d.not_before IS NULL OR d.not_before <= now())
+		AND d.key <> ALL($1)
+		AND (d.key = '' OR NOT EXISTS (
+			SELECT 1 FROM gcloop_deliveries k
+			WHERE k.key = d.key AND k.state IN ('pending', 'claimed')
+				AND (k.state = 'claimed' OR k.seq < d.seq)))
+	ORDER BY d.seq LIMIT 1
+	FOR UPDATE OF d SKIP LOCKED
+) c
+LIMIT 1`
+
+	// turnSQL records that installation $1 was served now.
+	turnSQL = `
+INSERT INTO gcloop_turns (installation, served) VALUES ($1, nextval('gcloop_turn_seq'))
+ON CONFLICT (installation) DO UPDATE SET served = excluded.served`
 
 	// keyLockSQL takes the advisory lock of key $1 until the commit.
 	keyLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, $2))`
@@ -72,12 +75,14 @@ FOR UPDATE OF d SKIP LOCKED`
 	takeSQL = `
 UPDATE gcloop_deliveries d SET
 	state = 'claimed', worker = $2, attempts = attempts + 1,
-	lease_until = now() + $3 * interval '1 microsecond'
+	lease_until = now() + $3 * interval '1 microsecond',
+	first_claimed = coalesce(first_claimed, now()), not_before = NULL
 WHERE d.id = $1 AND (d.key = '' OR NOT EXISTS (
 	SELECT 1 FROM gcloop_deliveries o
 	WHERE o.key = d.key AND o.id <> d.id AND o.state IN ('pending', 'claimed')
 		AND (o.state = 'claimed' OR o.seq < d.seq)))
-RETURNING id, event, payload, key, installation, received, attempts`
+RETURNING id, event, payload, key, installation, received, attempts,
+	coalesce(digest, ''), first_claimed, coalesce(error, '')`
 )
 
 // Claim implements Store. One transaction in two round trips: the claims
@@ -120,12 +125,15 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 		}
 	}()
 
-	var id, key string
+	var (
+		id, key string
+		inst    int64
+	)
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(expireSQL, MaxAttempts)
 	b.Queue(candidateSQL, skip).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&id, &key)
+		err := row.Scan(&id, &key, &inst)
 		if errNoRows(err) {
 			return nil
 		}
@@ -144,12 +152,14 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 		b.Queue(keyLockSQL, key, keySeed)
 	}
 	b.Queue(takeSQL, id, worker, micros(lease)).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&d.ID, &d.Event, &d.Payload, &d.Key, &d.Installation, &d.Received, &d.Attempts)
+		err := row.Scan(&d.ID, &d.Event, &d.Payload, &d.Key, &d.Installation, &d.Received, &d.Attempts,
+			&d.Digest, &d.First, &d.Error)
 		if errNoRows(err) {
 			return nil
 		}
 		return err
 	})
+	b.Queue(turnSQL, inst)
 	b.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return Delivery{}, false, "", fmt.Errorf("claim %s: %w", id, err)
@@ -161,6 +171,7 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 		d.Payload = nil
 	}
 	d.Received = d.Received.UTC()
+	d.First = d.First.UTC()
 	return d, true, "", nil
 }
 
@@ -189,14 +200,28 @@ func (p *Postgres) Extend(ctx context.Context, id, worker string, lease time.Dur
 		`lease_until = now() + $3 * interval '1 microsecond'`, micros(lease))
 }
 
-// Finish implements Store. A finished delivery keeps its id, for
-// deduplication, but not its payload.
+// Finish implements Store. A finished delivery keeps its id and digest,
+// for deduplication, but not its payload — unless it is dead.
 func (p *Postgres) Finish(ctx context.Context, id, worker, outcome string) error {
 	if err := checkOutcome(id, outcome); err != nil {
 		return err
 	}
 	return p.claimed(ctx, "finish", id, worker,
-		`state = $3, finished = now(), payload = NULL, worker = NULL, lease_until = NULL`, outcome)
+		`state = $3, finished = now(), worker = NULL, lease_until = NULL,
+	payload = CASE WHEN $3 = 'dead' THEN payload END`, outcome)
+}
+
+// Retry implements Store.
+func (p *Postgres) Retry(ctx context.Context, id, worker string, after time.Duration, reason string) error {
+	return p.claimed(ctx, "retry", id, worker,
+		`state = 'pending', worker = NULL, lease_until = NULL,
+	not_before = now() + $3 * interval '1 microsecond', error = $4`, micros(after), reason)
+}
+
+// Bury implements Store.
+func (p *Postgres) Bury(ctx context.Context, id, worker, reason string) error {
+	return p.claimed(ctx, "bury", id, worker,
+		`state = 'dead', finished = now(), worker = NULL, lease_until = NULL, error = $3`, reason)
 }
 
 // Release implements Store.

@@ -44,7 +44,31 @@ CREATE TABLE gcloop_events (
 	2: `
 CREATE INDEX gcloop_deliveries_finished ON gcloop_deliveries (finished) WHERE finished IS NOT NULL;
 `,
-	3: pacerSchema, // pgpacer.go
+	// 3: replays refused by digest, retries with a time not to claim
+	// before, dead deliveries kept with their payload and last error,
+	// and installations taking turns.
+	3: `
+ALTER TABLE gcloop_deliveries DROP CONSTRAINT gcloop_deliveries_state_check;
+UPDATE gcloop_deliveries SET state = 'dead' WHERE state = 'failed';
+ALTER TABLE gcloop_deliveries ADD CONSTRAINT gcloop_deliveries_state_check
+	CHECK (state IN ('pending', 'claimed', 'done', 'ignored', 'dead'));
+ALTER TABLE gcloop_deliveries
+	ADD COLUMN digest        text,
+	ADD COLUMN not_before    timestamptz,
+	ADD COLUMN first_claimed timestamptz,
+	ADD COLUMN error         text;
+CREATE UNIQUE INDEX gcloop_deliveries_digest ON gcloop_deliveries (digest) WHERE digest IS NOT NULL;
+DROP INDEX gcloop_deliveries_pending;
+CREATE INDEX gcloop_deliveries_pending ON gcloop_deliveries (installation, seq) WHERE state = 'pending';
+CREATE INDEX gcloop_deliveries_dead ON gcloop_deliveries (finished, seq) WHERE state = 'dead';
+
+CREATE SEQUENCE gcloop_turn_seq;
+CREATE TABLE gcloop_turns (
+	installation bigint PRIMARY KEY,
+	served       bigint NOT NULL
+);
+`,
+	4: pacerSchema, // pgpacer.go
 }
 
 // Advisory lock ids of the store (pg_advisory_xact_lock's one-bigint

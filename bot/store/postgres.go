@@ -27,8 +27,11 @@ type Postgres struct {
 
 	stop       context.CancelFunc // ends the listener
 	listenDone chan struct{}      // closed when the listener returned
-	pruneDone  chan struct{}      // closed when pruneLoop returned
-	ready      chan struct{}      // closed once the listener listens
+	adds       chan addReq        // Adds waiting for a flusher
+	flushers   sync.WaitGroup
+	flushDone  chan struct{} // closed when the flushers returned
+	pruneDone  chan struct{} // closed when pruneLoop returned
+	ready      chan struct{} // closed once the listener listens
 	readyOnce  sync.Once
 	closeOnce  sync.Once
 }
@@ -66,7 +69,14 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Postgres, err
 		listenDone: make(chan struct{}),
 		pruneDone:  make(chan struct{}),
 		ready:      make(chan struct{}),
+		adds:       make(chan addReq, addQueue),
+		flushDone:  make(chan struct{}),
 	}
+	for range addFlushers {
+		p.flushers.Add(1)
+		go p.flushLoop(lctx)
+	}
+	go func() { p.flushers.Wait(); close(p.flushDone) }()
 	go p.listenLoop(lctx)
 	go p.pruneLoop(lctx)
 	return p, nil
@@ -115,12 +125,26 @@ func (p *Postgres) Close() error {
 	p.closeOnce.Do(func() {
 		p.closed.Store(true)
 		p.stop()
+		<-p.flushDone
+		p.answerClosed()
 		<-p.listenDone
 		<-p.pruneDone
 		p.hub.close()
 		p.pool.Close()
 	})
 	return nil
+}
+
+// answerClosed answers the Adds no flusher took with ErrClosed.
+func (p *Postgres) answerClosed() {
+	for {
+		select {
+		case r := <-p.adds:
+			r.done <- addResult{err: ErrClosed}
+		default:
+			return
+		}
+	}
 }
 
 // oneLine keeps err, but says it on one line: pgx lists each address it

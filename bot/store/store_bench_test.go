@@ -128,3 +128,64 @@ func BenchmarkAppend(b *testing.B) {
 		opsPerSecond(b)
 	})
 }
+
+// BenchmarkClaimDeepBacklog is a claim (and its finish) with 3 000
+// deliveries of one installation queued, on 100 keys and none, and
+// another installation's delivery among them: the queue's depth stays
+// the same, as each finished delivery is replaced by a new one.
+func BenchmarkClaimDeepBacklog(b *testing.B) {
+	benchStores(b, func(b *testing.B, s store.Store) {
+		ctx := context.Background()
+		deep := func(i int64) store.Delivery {
+			d := benchDelivery(i)
+			if i%3 == 0 {
+				d.Key = ""
+			}
+			return d
+		}
+		for range 3000 {
+			if _, err := s.Add(ctx, deep(benchIDs.Add(1))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		other := benchDelivery(benchIDs.Add(1))
+		other.Installation = 8
+		if _, err := s.Add(ctx, other); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			d, ok, err := s.Claim(ctx, "w", time.Minute)
+			if err != nil || !ok {
+				b.Fatalf("Claim = %v, %v", ok, err)
+			}
+			if err := s.Finish(ctx, d.ID, "w", store.Done); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Add(ctx, deep(benchIDs.Add(1))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		opsPerSecond(b)
+	})
+}
+
+// BenchmarkAddBurst is Add from 32 goroutines at once, as a burst of
+// webhooks on 32 connections: what a group commit shares.
+func BenchmarkAddBurst(b *testing.B) {
+	benchStores(b, func(b *testing.B, s store.Store) {
+		b.ReportAllocs()
+		b.SetParallelism(16)
+		b.RunParallel(func(pb *testing.PB) {
+			ctx := context.Background()
+			for pb.Next() {
+				if added, err := s.Add(ctx, benchDelivery(benchIDs.Add(1))); err != nil || !added {
+					b.Errorf("Add = %v, %v", added, err)
+					return
+				}
+			}
+		})
+		opsPerSecond(b)
+	})
+}

@@ -138,6 +138,39 @@ func (s *testStore) Release(ctx context.Context, id, worker string) error {
 	return err
 }
 
+func (s *testStore) Retry(ctx context.Context, id, worker string, after time.Duration, reason string) error {
+	if err := s.call("Retry"); err != nil {
+		return err
+	}
+	err := s.Store.Retry(ctx, id, worker, after, reason)
+	if err == nil {
+		s.set(id, "pending")
+	}
+	return err
+}
+
+func (s *testStore) Bury(ctx context.Context, id, worker, reason string) error {
+	if err := s.call("Bury"); err != nil {
+		return err
+	}
+	err := s.Store.Bury(ctx, id, worker, reason)
+	if err == nil {
+		s.set(id, store.Dead)
+	}
+	return err
+}
+
+func (s *testStore) Rekey(ctx context.Context, id, worker, key string) error {
+	if err := s.call("Rekey"); err != nil {
+		return err
+	}
+	err := s.Store.Rekey(ctx, id, worker, key)
+	if err == nil {
+		s.set(id, "pending")
+	}
+	return err
+}
+
 func (s *testStore) Append(ctx context.Context, e event.Event) (event.Event, error) {
 	if err := s.call("Append"); err != nil {
 		return e, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -14,15 +15,34 @@ import (
 	"github.com/gcloop/gcloop/bot/store"
 )
 
-// outcome is the store's outcome of a handler's error.
-func outcome(err error) string {
+// conclude is the result of a delivery's work that ended with err, and
+// the store call that records it: done or ignored; queued again under
+// its pull request's key; retried after a backoff when the failure may
+// pass and the retry window is still open; dead otherwise.
+func (p *Pool) conclude(d store.Delivery, worker string, err error) (string, func(ctx context.Context) error) {
+	var rk *delivery.RekeyError
 	switch {
 	case err == nil:
-		return store.Done
+		return store.Done, func(ctx context.Context) error { return p.q.Finish(ctx, d.ID, worker, store.Done) }
 	case errors.Is(err, delivery.ErrIgnored):
-		return store.Ignored
+		return store.Ignored, func(ctx context.Context) error { return p.q.Finish(ctx, d.ID, worker, store.Ignored) }
+	case errors.As(err, &rk) && rk.Key != d.Key:
+		return Rekeyed, func(ctx context.Context) error { return p.q.Rekey(ctx, d.ID, worker, rk.Key) }
 	}
-	return store.Failed
+	reason := oneLine(err)
+	now := p.clock.Now()
+	if server, ok := transient(err, now); ok {
+		first := d.First
+		if first.IsZero() || first.After(now) {
+			first = now
+		}
+		wait := p.backoff(d.Attempts, server)
+		if !now.Add(wait).After(first.Add(p.o.RetryWindow)) {
+			return Retried, func(ctx context.Context) error { return p.q.Retry(ctx, d.ID, worker, wait, reason) }
+		}
+		reason = fmt.Sprintf("%s (given up after %d attempts in %s)", reason, d.Attempts, now.Sub(first).Round(time.Second))
+	}
+	return store.Dead, func(ctx context.Context) error { return p.q.Bury(ctx, d.ID, worker, reason) }
 }
 
 // finished logs, observes and records a delivery's result.
@@ -33,10 +53,14 @@ func (p *Pool) finished(d store.Delivery, worker, result string, err error, elap
 		attrs = append(attrs, slog.String("key", d.Key))
 	}
 	level := slog.LevelInfo
-	if result == store.Failed {
+	switch result {
+	case store.Dead:
 		level = slog.LevelError
 		attrs = append(attrs, slog.String("error", oneLine(err)))
-	} else if result == Lost || result == Released {
+	case Retried:
+		level = slog.LevelWarn
+		attrs = append(attrs, slog.String("error", oneLine(err)))
+	case Lost, Released:
 		level = slog.LevelWarn
 	}
 	p.log.LogAttrs(context.Background(), level, "delivery worked", attrs...)
@@ -46,7 +70,7 @@ func (p *Pool) finished(d store.Delivery, worker, result string, err error, elap
 	rt := routeOfKey(d)
 	data, _ := json.Marshal(deliveryData{Delivery: d.ID, Event: d.Event, Result: result, Attempt: d.Attempts, ElapsedMS: elapsed.Milliseconds()})
 	p.append(event.Event{Type: event.Delivery, Repo: rt.Repo, PR: rt.PR, Data: data})
-	if result == store.Failed {
+	if result == store.Dead {
 		data, _ := json.Marshal(deliveryData{Delivery: d.ID, Event: d.Event, Result: result, Error: oneLine(err)})
 		p.append(event.Event{Type: event.Error, Repo: rt.Repo, PR: rt.PR, Data: data})
 	}

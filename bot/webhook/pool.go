@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/store"
 )
@@ -31,14 +32,19 @@ type Queue interface {
 	Extend(ctx context.Context, id, worker string, lease time.Duration) error
 	Finish(ctx context.Context, id, worker, outcome string) error
 	Release(ctx context.Context, id, worker string) error
+	Retry(ctx context.Context, id, worker string, after time.Duration, reason string) error
+	Bury(ctx context.Context, id, worker, reason string) error
+	Rekey(ctx context.Context, id, worker, key string) error
 	Append(ctx context.Context, e event.Event) (event.Event, error)
 }
 
 // Results of a delivery's work besides the store's outcomes (store.Done,
-// store.Ignored, store.Failed), as logged and observed.
+// store.Ignored, store.Dead), as logged and observed.
 const (
 	Released = "released" // handed back unfinished at shutdown
 	Lost     = "lost"     // the lease ran out; another worker may have it
+	Retried  = "retried"  // a transient failure: queued again after a backoff
+	Rekeyed  = "rekeyed"  // queued again under its pull request's key
 )
 
 // Defaults of PoolOptions.
@@ -66,6 +72,17 @@ type PoolOptions struct {
 	Grace time.Duration
 	// StoreTimeout bounds each call to the store (DefaultStoreTimeout).
 	StoreTimeout time.Duration
+	// RetryFirst is the longest wait before a delivery's first retry
+	// after a transient failure (DefaultRetryFirst); each later retry may
+	// wait twice as long, up to RetryMax (DefaultRetryMax). The wait is
+	// drawn at random up to that (full jitter), unless GitHub named one.
+	RetryFirst, RetryMax time.Duration
+	// RetryWindow is how long after its first attempt a delivery that
+	// keeps failing transiently is retried (DefaultRetryWindow); a retry
+	// that would start later, or a permanent failure, makes it dead.
+	RetryWindow time.Duration
+	// Jitter is a random duration in [0, d] (default: math/rand/v2).
+	Jitter func(d time.Duration) time.Duration
 	// Name names this replica's workers in the store ("<Name>/<n>");
 	// default: host name, process id and a random suffix.
 	Name   string
@@ -127,6 +144,19 @@ func NewPool(q Queue, h Handler, o PoolOptions) (*Pool, error) {
 	}
 	if o.StoreTimeout <= 0 {
 		o.StoreTimeout = DefaultStoreTimeout
+	}
+	if o.RetryFirst <= 0 {
+		o.RetryFirst = DefaultRetryFirst
+	}
+	if o.RetryMax <= 0 {
+		o.RetryMax = DefaultRetryMax
+	}
+	o.RetryMax = max(o.RetryMax, o.RetryFirst)
+	if o.RetryWindow <= 0 {
+		o.RetryWindow = DefaultRetryWindow
+	}
+	if o.Jitter == nil {
+		o.Jitter = fullJitter
 	}
 	if o.Name == "" {
 		o.Name = defaultName()
@@ -263,9 +293,10 @@ func (p *Pool) run(name string, d store.Delivery) {
 			p.released.Add(1)
 		}
 	default:
-		result = outcome(err)
-		if ferr := p.settle(func(ctx context.Context) error { return p.q.Finish(ctx, d.ID, name, result) }); ferr != nil {
-			result = p.settleFailed(d, "finish", ferr)
+		var settle func(ctx context.Context) error
+		result, settle = p.conclude(d, name, err)
+		if serr := p.settle(settle); serr != nil {
+			result = p.settleFailed(d, "settle", serr)
 		}
 	}
 	p.finished(d, name, result, err, elapsed)
@@ -300,7 +331,7 @@ func (p *Pool) handle(ctx context.Context, d store.Delivery) (err error) {
 			err = fmt.Errorf("delivery %s: the handler panicked: %v", d.ID, v)
 		}
 	}()
-	return p.h.Handle(ctx, d.ID, d.Event, d.Payload)
+	return p.h.Handle(delivery.WithKey(ctx, d.Key), d.ID, d.Event, d.Payload)
 }
 
 func or(s, def string) string {

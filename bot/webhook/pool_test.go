@@ -76,9 +76,9 @@ func TestPoolFinishesEachDeliveryWithItsOutcome(t *testing.T) {
 	}{
 		{name: "work done", outcome: store.Done},
 		{name: "nothing to do", err: fmt.Errorf("a ping: %w", delivery.ErrIgnored), outcome: store.Ignored},
-		{name: "work failed", err: errors.New("read the report comment: 502 Bad Gateway\nthe body of the answer"), outcome: store.Failed,
+		{name: "work failed", err: errors.New("read the report comment: 502 Bad Gateway\nthe body of the answer"), outcome: store.Dead,
 			errText: "read the report comment: 502 Bad Gateway"},
-		{name: "a handler that panics", panic: true, outcome: store.Failed, errText: "the handler panicked: index out of range"},
+		{name: "a handler that panics", panic: true, outcome: store.Dead, errText: "the handler panicked: index out of range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -294,7 +294,7 @@ func (rc *Receiver) signed(req *http.Request, name, id string, body []byte) answ
 	if name == "ping" {
 		return answer{status: http.StatusOK, result: Pong, body: []byte(`{"pong":true}` + "\n"), route: rt}
 	}
-	d := store.Delivery{ID: id, Event: name, Payload: payload, Key: rt.Key, Installation: rt.Installation, Received: rc.now().UTC()}
+	d := store.Delivery{ID: id, Event: name, Payload: payload, Key: rt.Key, Installation: rt.Installation, Received: rc.now().UTC(), Digest: bodyDigest(body)}
 	added, err := rc.inbox.Add(req.Context(), d)
 	if err != nil {
 		return answer{status: http.StatusServiceUnavailable, result: StoreFailed, route: rt,

@@ -194,7 +194,7 @@ func TestReceiverStoresTheRoute(t *testing.T) {
 				t.Fatalf("%d %s", status, body)
 			}
 			d, _ := fs.delivery("d-7")
-			want := store.Delivery{ID: "d-7", Event: tt.event, Payload: tt.body, Key: tt.key, Installation: tt.inst, Received: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
+			want := store.Delivery{ID: "d-7", Event: tt.event, Payload: tt.body, Key: tt.key, Installation: tt.inst, Received: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC), Digest: sha256Hex(tt.body)}
 			if diff := cmp.Diff(want, d); diff != "" {
 				t.Errorf("stored (-want +got):\n%s", diff)
 			}

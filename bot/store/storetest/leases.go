@@ -76,7 +76,7 @@ func runLeases(t *testing.T, open Open) {
 		}
 	})
 
-	t.Run("a delivery whose leases ran out MaxAttempts times is failed", func(t *testing.T) {
+	t.Run("a delivery whose leases ran out MaxAttempts times is dead", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, store.Options{})
 		mustAdd(t, s, delivery("a", "o/r#1"))
@@ -87,15 +87,18 @@ func runLeases(t *testing.T, open Open) {
 				t.Fatalf("claim %d = %s attempt %d; want a attempt %d", i, d.ID, d.Attempts, i)
 			}
 		}
-		// a's last lease runs out: it is failed, and b is next.
+		// a's last lease runs out: it is dead, and b is next.
 		if d := claimEventually(t, s, "w", Long); d.ID != "b" || d.Attempts != 1 {
-			t.Fatalf("after a failed, Claim = %s attempt %d; want b attempt 1", d.ID, d.Attempts)
+			t.Fatalf("after a died, Claim = %s attempt %d; want b attempt 1", d.ID, d.Attempts)
+		}
+		if err := dead([]string{"a"}, "lease ran out").do(t, s); err != nil {
+			t.Fatal(err)
 		}
 		if n, err := s.Pending(ctxFor(t)); err != nil || n != 1 {
 			t.Fatalf("Pending() = %d, %v; want 1 (b)", n, err)
 		}
 		if added, err := s.Add(ctxFor(t), delivery("a", "")); err != nil || added {
-			t.Fatalf("Add(a) after it failed = %v, %v; want false", added, err)
+			t.Fatalf("Add(a) after it died = %v, %v; want false", added, err)
 		}
 	})
 }

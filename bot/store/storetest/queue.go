@@ -114,7 +114,7 @@ func runQueue(t *testing.T, open Open) {
 			add("a", ""), add("b", ""), add("c", ""), pending(3),
 			claim("w1", "a", 1), claim("w2", "b", 1), claim("w3", "c", 1), claim("w4", "", 0),
 			pending(3),
-			finish("b", "w2", store.Done, nil), finish("a", "w1", store.Ignored, nil), finish("c", "w3", store.Failed, nil),
+			finish("b", "w2", store.Done, nil), finish("a", "w1", store.Ignored, nil), finish("c", "w3", store.Dead, nil),
 			pending(0),
 		}},
 		{"one key is held by one claim at a time, in added order", []step{
@@ -184,9 +184,14 @@ func runQueue(t *testing.T, open Open) {
 		s := open(t, store.Options{})
 		want := delivery("a", "o/r#7")
 		want.Payload = []byte("{\"body\":\"/gc run\\n\\u0000 é\"}")
+		want.Digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 		mustAdd(t, s, want)
 		got := mustClaim(t, s, "w1", Long)
 		want.Attempts = 1
+		if got.First.IsZero() {
+			t.Error("Claim left First unset")
+		}
+		want.First = got.First
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Claim (-want +got):\n%s", diff)
 		}

@@ -20,9 +20,12 @@ type Open func(t *testing.T, opts store.Options) store.Store
 func Run(t *testing.T, open Open) {
 	t.Run("queue", func(t *testing.T) { t.Parallel(); runQueue(t, open) })
 	t.Run("leases", func(t *testing.T) { t.Parallel(); runLeases(t, open) })
+	t.Run("retry", func(t *testing.T) { t.Parallel(); runRetry(t, open) })
+	t.Run("fairness", func(t *testing.T) { t.Parallel(); runFairness(t, open) })
 	t.Run("log", func(t *testing.T) { t.Parallel(); runLog(t, open) })
 	t.Run("subscribe", func(t *testing.T) { t.Parallel(); runSubscribe(t, open) })
 	t.Run("concurrency", func(t *testing.T) { t.Parallel(); runConcurrency(t, open) })
+	t.Run("rekey concurrency", func(t *testing.T) { t.Parallel(); runRekeyConcurrency(t, open) })
 	t.Run("closed", func(t *testing.T) { t.Parallel(); runClosed(t, open) })
 }
 

@@ -42,14 +42,17 @@ func runBot(env *Env, args []string) error {
 	if err != nil {
 		return flagError(err)
 	}
-	if len(rest) > 0 {
-		return usagef("bot: unexpected argument %q", rest[0])
-	}
 	get := func(name string) string {
 		if f := flags[name]; f != nil && f.set {
 			return f.val
 		}
 		return env.Getenv(name)
+	}
+	if len(rest) > 0 && rest[0] == "redeliver" {
+		return runRedeliver(env, rest[1:], get)
+	}
+	if len(rest) > 0 {
+		return usagef("bot: unexpected argument %q", rest[0])
 	}
 	cfg, err := server.Gather(get, os.ReadFile)
 	if err != nil {
@@ -70,12 +73,28 @@ func runBot(env *Env, args []string) error {
 	return s.ListenAndServe(env.Ctx)
 }
 
+// runRedeliver runs `gcloop bot redeliver ID`: a dead delivery queued
+// again, in the store the bot's settings name.
+func runRedeliver(env *Env, args []string, get func(string) string) error {
+	if len(args) != 1 {
+		return usagef("bot redeliver: want one delivery id, got %d arguments", len(args))
+	}
+	id := args[0]
+	if err := server.Redeliver(env.Ctx, strings.TrimSpace(get("GCLOOP_DATABASE_URL")), id); err != nil {
+		return fmt.Errorf("bot redeliver: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "redelivered %s: queued again\n", id)
+	return nil
+}
+
 func botUsage(w interface{ Write([]byte) (int, error) }) {
 	fmt.Fprintln(w, "Usage: gcloop bot [--listen ADDR] [flags]")
+	fmt.Fprintln(w, "       gcloop bot redeliver ID [--database-url URL]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Serves a GitHub App's webhooks: /webhook, the live feed /ws, the dashboard /,")
 	fmt.Fprintln(w, "/api/events, /api/loops, /healthz, /readyz and /metrics. Logs are JSON lines on")
-	fmt.Fprintln(w, "stderr. SIGTERM or SIGINT shuts it down cleanly.")
+	fmt.Fprintln(w, "stderr. SIGTERM or SIGINT shuts it down cleanly. gcloop bot redeliver ID queues")
+	fmt.Fprintln(w, "a dead delivery again, in the PostgreSQL store of GCLOOP_DATABASE_URL.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Settings (an environment variable, or the flag, which wins; the flag may also be")
 	fmt.Fprintln(w, "spelled as the variable in lower case, e.g. --gcloop_listen):")

@@ -35,6 +35,8 @@ func TestHelpAndUsageStreams(t *testing.T) {
 		{[]string{"bot", "-h"}, exitOK, "  --listen                 GCLOOP_LISTEN", ""},
 		{[]string{"bot", "--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
 		{[]string{"bot", "x"}, exitUsage, "", `gcloop: bot: unexpected argument "x"`},
+		{[]string{"bot", "redeliver"}, exitUsage, "", "gcloop: bot redeliver: want one delivery id, got 0 arguments"},
+		{[]string{"bot", "redeliver", "d-1"}, exitNoResult, "", "gcloop: bot redeliver: GCLOOP_DATABASE_URL is not set: the in-memory store lives in the bot's process; redeliver from the dashboard, or run the bot on PostgreSQL"},
 		{[]string{"bot"}, exitUsage, "", "gcloop: bot: GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start without the webhook secret set in the GitHub App's settings"},
 		{[]string{"bot", "--webhook-secret", "s", "--gcloop_token", "t", "--repository", "shop"}, exitUsage, "", `gcloop: bot: GCLOOP_REPOSITORY "shop": want owner/name`},
 		{[]string{}, exitUsage, "", "Usage:"},

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Rekey implements Store. The new key's advisory lock is taken first, so
+// a claimer deciding on that key sees the delivery arrive before it or
+// not at all.
+func (p *Postgres) Rekey(ctx context.Context, id, worker, key string) error {
+	if err := p.check(ctx); err != nil {
+		return err
+	}
+	var n int64
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		if key != "" {
+			b.Queue(keyLockSQL, key, keySeed)
+		}
+		b.Queue(`
+UPDATE gcloop_deliveries SET state = 'pending', key = $3, attempts = attempts - 1,
+	worker = NULL, lease_until = NULL
+WHERE id = $1 AND worker = $2 AND state = 'claimed' AND lease_until > now()`, id, worker, key).Exec(func(tag pgconn.CommandTag) error {
+			n = tag.RowsAffected()
+			return nil
+		})
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return p.wrap("rekey "+id, err)
+	}
+	if n == 0 {
+		return ErrLost
+	}
+	return nil
+}
+
+// Dead implements Store.
+func (p *Postgres) Dead(ctx context.Context, limit int) ([]Delivery, int, error) {
+	if err := p.check(ctx); err != nil {
+		return nil, 0, err
+	}
+	var total int
+	if err := p.pool.QueryRow(ctx, `SELECT count(*) FROM gcloop_deliveries WHERE state = 'dead'`).Scan(&total); err != nil {
+		return nil, 0, p.wrap("count dead deliveries", err)
+	}
+	if limit <= 0 {
+		return []Delivery{}, total, nil
+	}
+	rows, err := p.pool.Query(ctx, `
+SELECT id, event, key, installation, received, attempts, coalesce(digest, ''),
+	coalesce(first_claimed, received), coalesce(error, ''), finished
+FROM gcloop_deliveries WHERE state = 'dead'
+ORDER BY finished DESC, seq DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, 0, p.wrap("list dead deliveries", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Delivery, error) {
+		var d Delivery
+		err := row.Scan(&d.ID, &d.Event, &d.Key, &d.Installation, &d.Received, &d.Attempts, &d.Digest, &d.First, &d.Error, &d.Finished)
+		d.Received, d.First, d.Finished = d.Received.UTC(), d.First.UTC(), d.Finished.UTC()
+		return d, err
+	})
+	if err != nil {
+		return nil, 0, p.wrap("list dead deliveries", err)
+	}
+	return out, max(total, len(out)), nil
+}
+
+// Redeliver implements Store. The delivery goes to the back of the
+// queue, as a new arrival.
+func (p *Postgres) Redeliver(ctx context.Context, id string) error {
+	if err := p.check(ctx); err != nil {
+		return err
+	}
+	var (
+		n       int
+		state   *string
+		payload bool
+	)
+	err := p.pool.QueryRow(ctx, `
+WITH u AS (
+	UPDATE gcloop_deliveries SET state = 'pending', seq = DEFAULT, attempts = 0,
+		first_claimed = NULL, not_before = NULL, error = NULL, finished = NULL
+	WHERE id = $1 AND state = 'dead' AND payload IS NOT NULL RETURNING 1)
+SELECT (SELECT count(*) FROM u), d.state, d.payload IS NOT NULL
+FROM (SELECT 1) one LEFT JOIN gcloop_deliveries d ON d.id = $1`, id).Scan(&n, &state, &payload)
+	switch {
+	case err != nil:
+		return p.wrap("redeliver "+id, err)
+	case n == 1:
+		return nil
+	case state == nil:
+		return fmt.Errorf("store: redeliver %s: %w", id, ErrUnknown)
+	case *state == Dead && !payload:
+		return fmt.Errorf("store: redeliver %s: %w: ask GitHub to redeliver it (the App's advanced settings)", id, ErrNoPayload)
+	}
+	return fmt.Errorf("store: redeliver %s: %w (it is %s)", id, ErrNotDead, *state)
+}

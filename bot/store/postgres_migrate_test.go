@@ -1,0 +1,67 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gcloop/gcloop/bot/store"
+	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// A database a bot of schema version 2 left — a failed delivery, a
+// pending one — is migrated: the failed one is dead and listed, the
+// pending one is claimed, and replays are refused by digest from then on.
+func TestPostgresMigratesAVersion2Database(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 1; v <= 2; v++ {
+		if _, err := conn.Exec(ctx, store.Migrations[v]); err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+	}
+	for _, sql := range []string{
+		`CREATE TABLE gcloop_schema_migrations (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())`,
+		`INSERT INTO gcloop_schema_migrations (version) VALUES (1), (2)`,
+		`INSERT INTO gcloop_deliveries (id, event, key, installation, received, state, attempts, finished)
+		 VALUES ('old', 'issue_comment', 'o/r#1', 42, now(), 'failed', 5, now())`,
+		`INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received)
+		 VALUES ('waiting', 'issue_comment', '{}', 'o/r#2', 42, now())`,
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	conn.Close(ctx)
+
+	s := openPostgres(t, url, store.Options{})
+	if n := query[int](t, url, `SELECT max(version) FROM gcloop_schema_migrations`); n != store.SchemaVersion {
+		t.Fatalf("schema version %d; want %d", n, store.SchemaVersion)
+	}
+	dead, total, err := s.Dead(ctx, 10)
+	if err != nil || total != 1 || len(dead) != 1 || dead[0].ID != "old" || dead[0].Attempts != 5 {
+		t.Fatalf("Dead = %+v, %d, %v; want the failed delivery", dead, total, err)
+	}
+	if err := s.Redeliver(ctx, "old"); !errors.Is(err, store.ErrNoPayload) {
+		t.Errorf("Redeliver(old) = %v; want ErrNoPayload: it died without its payload", err)
+	}
+	d, ok, err := s.Claim(ctx, "w", time.Minute)
+	if err != nil || !ok || d.ID != "waiting" {
+		t.Fatalf("Claim = %s, %v, %v; want waiting", d.ID, ok, err)
+	}
+	for _, tt := range []struct {
+		id, digest string
+		added      bool
+	}{{"a", "body", true}, {"b", "body", false}, {"old", "", false}} {
+		if added, err := s.Add(ctx, store.Delivery{ID: tt.id, Event: "ping", Digest: tt.digest}); err != nil || added != tt.added {
+			t.Errorf("Add(%s, digest %q) = %v, %v; want %v", tt.id, tt.digest, added, err, tt.added)
+		}
+	}
+}
