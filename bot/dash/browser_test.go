@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/gcloop/gcloop/internal/testkit/browser"
 
 	"github.com/gcloop/gcloop/bot/access"
 	"github.com/gcloop/gcloop/bot/event"
@@ -25,25 +25,6 @@ import (
 )
 
 var screenshot = flag.Bool("screenshot", false, "write the dashboard's screenshot to docs/dashboard.png")
-
-// chromium finds the browser, or skips the test — except under CI=true,
-// where a missing browser fails it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
-		if p == "" {
-			continue
-		}
-		if _, err := exec.LookPath(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium not found at /usr/bin/chromium (CI=true: the browser test must run; install Debian's chromium)")
-	}
-	t.Skip("chromium not found at /usr/bin/chromium: install Debian's chromium to run the browser test")
-	return ""
-}
 
 // droppingListener remembers its connections so the test can cut them,
 // as a load balancer or a network does.
@@ -133,28 +114,6 @@ func (b *bot) restart(t *testing.T, st *store.Memory) {
 	b.hub.Store(hub)
 }
 
-func browser(t *testing.T, path string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1280, 760),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, tcancel := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { tcancel(); cancel(); acancel() })
-	return ctx
-}
-
 func appendEvent(t *testing.T, st *store.Memory, typ, repo string, pr int, loop string, data any) event.Event {
 	t.Helper()
 	raw, _ := json.Marshal(data)
@@ -169,13 +128,13 @@ func appendEvent(t *testing.T, st *store.Memory, typ, repo string, pr int, loop 
 const shownIDs = `[...document.querySelectorAll('#events li')].map(li => +li.dataset.id)`
 
 func TestDashboardShowsDecisionsLiveAndReplaysWhatItMissed(t *testing.T) {
-	path := chromium(t)
+	browser.Path(t) // skips, or under CI=true fails, before the test goes parallel
 	t.Parallel()
 	st := store.NewMemory(store.Options{})
 	t.Cleanup(func() { _ = st.Close() })
 	seed(t, st)
 	b := startBot(t, st)
-	ctx := browser(t, path)
+	ctx := browser.New(t, 1280, 760)
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(b.srv.URL+"/"),

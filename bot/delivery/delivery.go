@@ -144,7 +144,7 @@ func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) err
 	}
 	if err != nil {
 		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Error, map[string]any{"error": err.Error()})
-		return err
+		return Logged(err)
 	}
 	if c := res.Command; c != nil {
 		data := map[string]any{"verb": c.Command.Verb, "by": c.Author, "refused": c.Refused, "dispatched": c.Dispatched}
@@ -241,11 +241,11 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": why, "refused": true})
 		if err := e.Refuse(ctx, pull, why, res); err != nil {
 			h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
-			return err
+			return Logged(err)
 		}
 	case err != nil:
 		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
-		return err
+		return Logged(err)
 	default:
 		pieces := make([]*decide.Evidence, 0, len(read.Pieces))
 		for _, p := range read.Pieces {
@@ -261,7 +261,7 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 			return fmt.Errorf("%w: %v", ErrIgnored, err)
 		} else if err != nil {
 			h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error()})
-			return err
+			return Logged(err)
 		}
 	}
 	if err := res.Incomplete; err != nil && ghclient.Transient(err) {
@@ -270,7 +270,7 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 		// the same round, issues found by their marker, the check run
 		// updated — so nothing is done twice.
 		h.emit(ctx, e, pull.Number, id, event.Error, map[string]any{"error": err.Error(), "retry": true})
-		return fmt.Errorf("round of %s on #%d incomplete: %w", id, pull.Number, err)
+		return Logged(fmt.Errorf("round of %s on #%d incomplete: %w", id, pull.Number, err))
 	}
 	d := res.Decision
 	h.emit(ctx, e, pull.Number, id, event.Decision, map[string]any{"round": d.Round, "max_rounds": d.MaxRounds,
@@ -333,6 +333,22 @@ func (h *Handler) emit(ctx context.Context, e *round.Engine, pr int, loop, typ s
 		return
 	}
 	_, _ = h.Log.Append(ctx, event.Event{Type: typ, Repo: e.Event.Owner + "/" + e.Event.Repo, PR: pr, Loop: loop, Data: raw})
+}
+
+// reportedError is an error whose event the handler logged itself, with
+// the loop it was about.
+type reportedError struct{ error }
+
+func (r reportedError) Unwrap() error { return r.error }
+
+// Logged marks err as one whose error event the handler logged itself.
+func Logged(err error) error { return reportedError{err} }
+
+// WasLogged reports whether the handler logged err's error event itself,
+// so that the workers log none of their own for it.
+func WasLogged(err error) bool {
+	var r reportedError
+	return errors.As(err, &r)
 }
 
 // serverURL is the web host of a repository: https://github.com, or a

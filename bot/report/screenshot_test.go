@@ -3,8 +3,9 @@ package report
 import (
 	"bytes"
 	"flag"
+	"github.com/chromedp/chromedp"
+	"github.com/gcloop/gcloop/internal/testkit/browser"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -63,10 +64,6 @@ func TestScreenshots(t *testing.T) {
 	if !*screenshots {
 		t.Skip("run with -screenshots to render docs/report")
 	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("chromium not found (apt-get install -y chromium): %v", err)
-	}
 	out := filepath.Join("..", "..", "docs", "report")
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -93,11 +90,18 @@ func TestScreenshots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-			"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+png, "--window-size=960,1100", "file://"+htmlPath)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("chromium for %s: %v\n%s", s.golden, err, b)
+		// The whole page, however long the report: a window-sized shot
+		// cut the longer ones off.
+		ctx := browser.New(t, 960, 800)
+		if err := chromedp.Do(ctx, chromedp.Navigate("file://"+htmlPath)); err != nil {
+			t.Fatalf("chromium for %s: %v", s.golden, err)
+		}
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("chromium for %s: %v", s.golden, err)
+		}
+		if err := os.WriteFile(png, shot, 0o644); err != nil {
+			t.Fatal(err)
 		}
 		t.Logf("wrote %s", png)
 	}

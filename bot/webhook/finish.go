@@ -67,10 +67,17 @@ func (p *Pool) finished(d store.Delivery, worker, result string, err error, elap
 	if p.o.Observe != nil {
 		p.o.Observe(d.Event, result, elapsed)
 	}
+	// A dead or retried delivery's event carries its error; an error event
+	// of its own only when the handler did not log one (with its loop)
+	// already, else the feed shows every failure twice.
 	rt := routeOfKey(d)
-	data, _ := json.Marshal(deliveryData{Delivery: d.ID, Event: d.Event, Result: result, Attempt: d.Attempts, ElapsedMS: elapsed.Milliseconds()})
+	dd := deliveryData{Delivery: d.ID, Event: d.Event, Result: result, Attempt: d.Attempts, ElapsedMS: elapsed.Milliseconds()}
+	if result == store.Dead || result == Retried {
+		dd.Error = oneLine(err)
+	}
+	data, _ := json.Marshal(dd)
 	p.append(event.Event{Type: event.Delivery, Repo: rt.Repo, PR: rt.PR, Data: data})
-	if result == store.Dead {
+	if result == store.Dead && !delivery.WasLogged(err) {
 		data, _ := json.Marshal(deliveryData{Delivery: d.ID, Event: d.Event, Result: result, Error: oneLine(err)})
 		p.append(event.Event{Type: event.Error, Repo: rt.Repo, PR: rt.PR, Data: data})
 	}

@@ -79,6 +79,9 @@ func TestPoolFinishesEachDeliveryWithItsOutcome(t *testing.T) {
 		{name: "work failed", err: errors.New("read the report comment: 502 Bad Gateway\nthe body of the answer"), outcome: store.Dead,
 			errText: "read the report comment: 502 Bad Gateway"},
 		{name: "a handler that panics", panic: true, outcome: store.Dead, errText: "the handler panicked: index out of range"},
+		// The handler logged the error event itself, naming its loop: the
+		// feed would show the failure twice.
+		{name: "work failed and logged", err: delivery.Logged(errors.New("read the report comment: 404 Not Found")), outcome: store.Dead},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
