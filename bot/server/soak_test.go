@@ -233,6 +233,10 @@ chaos:
 		t.Errorf("the queue did not drain (gcloop_queue_depth > 0 after %v)", time.Since(drainStart).Round(time.Second))
 	}
 	drain := time.Since(start) - chaos
+	// Nothing gave up: no dead delivery.
+	if dead := soakDead(t, replicas); len(dead) > 0 {
+		t.Errorf("%d dead deliveries:\n%s", len(dead), strings.Join(dead, "\n"))
+	}
 	checked := soakCheck(t, gh, pulls)
 
 	t.Logf("soak: %v of chaos, drained %v after it; %d deliveries sent (%d resent after a refused send), %d duplicates, %d replays under new ids; "+
@@ -486,6 +490,32 @@ func soakDrained(c *soakCluster, deadline time.Time) bool {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return false
+}
+
+// soakDead lists the dead deliveries, one line each.
+func soakDead(t *testing.T, c *soakCluster) []string {
+	t.Helper()
+	resp, err := http.Get(c.url() + "/api/deliveries?state=dead&limit=100")
+	if err != nil {
+		t.Errorf("list the dead deliveries: %v", err)
+		return nil
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Deliveries []struct {
+			ID, Error string
+			Attempts  int
+		} `json:"deliveries"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("list the dead deliveries: HTTP %d, %v", resp.StatusCode, err)
+		return nil
+	}
+	var lines []string
+	for _, d := range out.Deliveries {
+		lines = append(lines, fmt.Sprintf("%s after %d attempts: %s", d.ID, d.Attempts, d.Error))
+	}
+	return lines
 }
 
 // soakCheck checks every pull request's effects and returns how many it
