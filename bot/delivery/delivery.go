@@ -153,6 +153,13 @@ func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) err
 		}
 		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Command, data)
 	}
+	if err := res.Incomplete; err != nil && ghclient.Transient(err) {
+		// The command is in the state; what follows from it failed for a
+		// while. Tried again, the same command finds itself applied and
+		// carries out only those effects again.
+		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Error, map[string]any{"error": err.Error(), "retry": true})
+		return Logged(fmt.Errorf("/gc command on #%d incomplete: %w", ev.GetIssue().GetNumber(), err))
+	}
 	return nil
 }
 

@@ -279,3 +279,46 @@ func TestARoundWhoseEffectFailedTransientlyIsTriedAgain(t *testing.T) {
 		t.Errorf("%d issues after the retries, %d after the first attempt: opened twice", n, issues)
 	}
 }
+
+// A /gc abort whose check run GitHub refused for a while fails as
+// transient; tried again, the command finds itself applied and settles
+// the check run and the issues only — no second reaction or state edit.
+func TestAnAbortWhoseEffectFailedIsCarriedOutOnTheRetry(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "review:\n  bot:\n    artifacts: [review-results]\n")
+	w.gh.SetPermission(owner, repo, "lead", "write")
+	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", w.workflowRun(t)); err != nil {
+		t.Fatal(err)
+	}
+	id := w.gh.AddComment(owner, repo, w.pr, "lead", "/gc abort")
+	comment := payload(t, map[string]any{"action": "created", "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
+		"sender":  map[string]any{"login": "lead"},
+		"issue":   map[string]any{"number": w.pr, "pull_request": map[string]any{"url": "https://api.github.com/repos/octo/shop/pulls/1"}},
+		"comment": map[string]any{"id": id, "body": "/gc abort", "user": map[string]any{"login": "lead", "type": "User"}}})
+	w.gh.Fail(ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", Status: http.StatusBadGateway, Times: 5})
+	err := w.h.Handle(context.Background(), "d-2", "issue_comment", comment)
+	if err == nil || !ghclient.Transient(err) || !delivery.WasLogged(err) {
+		t.Fatalf("first attempt: %v; want a transient error the handler logged", err)
+	}
+	reactions := len(w.gh.Reactions(owner, repo, id))
+	for attempt := 2; ; attempt++ {
+		if err = w.h.Handle(context.Background(), "d-2", "issue_comment", comment); err == nil {
+			break
+		}
+		if attempt == 6 {
+			t.Fatalf("attempt %d: %v", attempt, err)
+		}
+	}
+	runs := w.gh.CheckRuns(owner, repo)
+	if len(runs) != 1 || runs[0].Conclusion != "failure" {
+		t.Errorf("check runs %+v, want the one settled as failure (aborted)", runs)
+	}
+	for _, is := range w.gh.Issues(owner, repo) {
+		if !is.IsPull && is.State != "closed" {
+			t.Errorf("issue #%d is %s after /gc abort", is.Number, is.State)
+		}
+	}
+	if n := len(w.gh.Reactions(owner, repo, id)); n != reactions {
+		t.Errorf("%d reactions after the retries, %d after the first attempt", n, reactions)
+	}
+}

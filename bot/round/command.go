@@ -133,6 +133,16 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 		return res, fmt.Errorf("read the report comment: %w", err)
 	}
 	if why := command.Older(found.State, cmd, ev.Author, at); why != "" {
+		if why == command.IgnoredApplied && (cmd.Verb == command.Approve || cmd.Verb == command.Abort) {
+			// This very command again (a redelivery, or a retry after an
+			// effect failed): the state has it, and what follows from it
+			// — closed issues, the settled check — is carried out again.
+			// Both are idempotent: nothing changed costs no write.
+			e.closeSettled(ctx, res, pull, found.State)
+			if e.Opts.Check {
+				e.settleCheck(ctx, res, pull, found.State, cmd, ev.Author)
+			}
+		}
 		return ignore(why)
 	}
 	start()
@@ -281,6 +291,7 @@ func (e *Engine) closeSettled(ctx context.Context, res *Result, pull *Pull, st *
 		Round: last.N, Converged: true, CloseNote: settledNote(st.Loop, st.ID, pull.Number, st.Status)}
 	if _, err := e.GH.SyncIssues(ctx, spec); err != nil {
 		res.Notes = append(res.Notes, "the fix issues could not all be closed (the next run retries): "+ghclient.Explain(err))
+		res.incomplete(fmt.Errorf("close the fix issues: %w", err))
 	}
 }
 
@@ -307,6 +318,7 @@ func (e *Engine) settleCheck(ctx context.Context, res *Result, pull *Pull, st *d
 	switch {
 	case err != nil:
 		res.Notes = append(res.Notes, "the check run was not settled: "+ghclient.Explain(err))
+		res.incomplete(fmt.Errorf("settle the check run: %w", err))
 	case out.Note != "":
 		res.Notes = append(res.Notes, out.Note)
 	}
