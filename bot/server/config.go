@@ -290,6 +290,7 @@ const (
 	MinArtifactBudget = 1 << 20
 	MaxArtifactBudget = 4 << 30
 )
+
 // checkAddr checks a listening address: host:port or :port.
 func checkAddr(addr string) error {
 	_, port, err := net.SplitHostPort(addr)
@@ -301,7 +302,6 @@ func checkAddr(addr string) error {
 	}
 	return nil
 }
-
 
 func absoluteURL(s string) error {
 	u, err := url.Parse(s)

@@ -24,6 +24,7 @@ type modelDelivery struct {
 	until    time.Time
 	due      time.Time // not claimed before
 	attempts int
+	leaseOut int // leases that ran out
 }
 
 func (m *model) find(id string) *modelDelivery {
@@ -47,7 +48,7 @@ func (m *model) expire(now time.Time) {
 	for _, d := range m.ds {
 		if d.state == "claimed" && !d.until.After(now) {
 			d.worker = ""
-			if d.attempts >= store.MaxAttempts {
+			if d.leaseOut++; d.leaseOut >= store.MaxAttempts {
 				d.state = "dead"
 			} else {
 				d.state = "pending"

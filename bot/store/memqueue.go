@@ -55,6 +55,7 @@ type memEntry struct {
 	d      Delivery
 	seq    int64
 	due    time.Time // not claimed before; zero: at once
+	outs   int       // leases that ran out: its workers died
 	worker string    // claimed by; "" when not claimed
 	until  time.Time // the lease's end when claimed
 	where  int
@@ -233,14 +234,15 @@ func (q *memQueue) claimOf(id, worker string) (*memEntry, error) {
 }
 
 // expire ends the claims whose lease ran out by now: pending again, or
-// dead from MaxAttempts on.
+// dead once MaxAttempts leases of it ran out (attempts that ended in a
+// retry do not count: their worker lived).
 func (q *memQueue) expire(now time.Time) {
 	for e := range q.claims {
 		if e.until.After(now) {
 			continue
 		}
-		if e.d.Attempts >= MaxAttempts {
-			q.bury(e, fmt.Sprintf("its lease ran out on attempt %d", e.d.Attempts), now)
+		if e.outs++; e.outs >= MaxAttempts {
+			q.bury(e, fmt.Sprintf("its lease ran out %d times (on attempt %d): a delivery its workers die on", e.outs, e.d.Attempts), now)
 		} else {
 			q.requeue(e, time.Time{}, now)
 		}

@@ -84,7 +84,7 @@ func (p *Postgres) Redeliver(ctx context.Context, id string) error {
 	)
 	err := p.pool.QueryRow(ctx, `
 WITH u AS (
-	UPDATE gcloop_deliveries SET state = 'pending', seq = DEFAULT, attempts = 0,
+	UPDATE gcloop_deliveries SET state = 'pending', seq = DEFAULT, attempts = 0, lease_outs = 0,
 		first_claimed = NULL, not_before = NULL, error = NULL, finished = NULL
 	WHERE id = $1 AND state = 'dead' AND payload IS NOT NULL RETURNING 1)
 SELECT (SELECT count(*) FROM u), d.state, d.payload IS NOT NULL

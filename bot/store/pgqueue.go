@@ -14,13 +14,16 @@ func micros(d time.Duration) int64 { return d.Microseconds() }
 // The statements of a claim.
 const (
 	// expireSQL ends the claims whose lease ran out: pending again, or
-	// dead from MaxAttempts ($1) on. Rows another claimer is ending are
-	// skipped rather than waited for, so claimers never deadlock here.
+	// dead once MaxAttempts ($1) leases of it ran out (attempts that ended
+	// in a retry do not count: their worker lived). Rows another claimer
+	// is ending are skipped rather than waited for, so claimers never
+	// deadlock here.
 	expireSQL = `
 UPDATE gcloop_deliveries SET
-	state = CASE WHEN attempts >= $1 THEN 'dead' ELSE 'pending' END,
-	finished = CASE WHEN attempts >= $1 THEN now() END,
-	error = CASE WHEN attempts >= $1 THEN 'its lease ran out on attempt ' || attempts ELSE error END,
+	lease_outs = lease_outs + 1,
+	state = CASE WHEN lease_outs + 1 >= $1 THEN 'dead' ELSE 'pending' END,
+	finished = CASE WHEN lease_outs + 1 >= $1 THEN now() END,
+	error = CASE WHEN lease_outs + 1 >= $1 THEN 'its lease ran out ' || (lease_outs + 1) || ' times (on attempt ' || attempts || '): a delivery its workers die on' ELSE error END,
 	worker = NULL, lease_until = NULL
 WHERE id IN (
 	SELECT id FROM gcloop_deliveries
@@ -230,8 +233,8 @@ func (p *Postgres) Release(ctx context.Context, id, worker string) error {
 		`state = 'pending', attempts = attempts - 1, worker = NULL, lease_until = NULL`)
 }
 
-// Pending implements Store. A claim whose lease ran out after its last
-// attempt is failed, so not counted, even before a Claim ends it.
+// Pending implements Store. A claim whose last lease ran out is dead, so
+// not counted, even before a Claim ends it.
 func (p *Postgres) Pending(ctx context.Context) (int, error) {
 	if err := p.check(ctx); err != nil {
 		return 0, err
@@ -240,6 +243,6 @@ func (p *Postgres) Pending(ctx context.Context) (int, error) {
 	err := p.pool.QueryRow(ctx, `
 SELECT count(*) FROM gcloop_deliveries
 WHERE state = 'pending'
-	OR (state = 'claimed' AND (lease_until > now() OR attempts < $1))`, MaxAttempts).Scan(&n)
+	OR (state = 'claimed' AND (lease_until > now() OR lease_outs + 1 < $1))`, MaxAttempts).Scan(&n)
 	return n, p.wrap("pending", err)
 }

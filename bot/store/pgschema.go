@@ -69,6 +69,9 @@ CREATE TABLE gcloop_turns (
 );
 `,
 	4: pacerSchema, // pgpacer.go
+	// 5: leases that ran out are counted apart from the attempts, so that
+	// only workers dying buries a delivery, not transient retries.
+	5: `ALTER TABLE gcloop_deliveries ADD COLUMN lease_outs integer NOT NULL DEFAULT 0;`,
 }
 
 // Advisory lock ids of the store (pg_advisory_xact_lock's one-bigint

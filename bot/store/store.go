@@ -154,9 +154,10 @@ type Store interface {
 	Close() error
 }
 
-// MaxAttempts is how many times a delivery's lease may run out before a
-// store gives up on it. Attempts settled with Retry count too, but only
-// lease ends bury a delivery: the worker decides the others.
+// MaxAttempts is how many times a delivery's lease may run out — its
+// worker died, or lost the store — before a store gives up on it: a
+// delivery that kills its workers. Attempts settled with Retry do not
+// count: the worker lived and decided (the retry window bounds those).
 const MaxAttempts = 5
 
 // Retained is how many of the newest events a store keeps for Since.

@@ -76,6 +76,28 @@ func runLeases(t *testing.T, open Open) {
 		}
 	})
 
+	t.Run("attempts that ended in a retry do not count towards a dead lease", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, store.Options{})
+		mustAdd(t, s, delivery("a", "o/r#1"))
+		ctx := ctxFor(t)
+		// Retried as many times as leases may run out: its worker lived.
+		for i := 1; i <= store.MaxAttempts; i++ {
+			d := claimEventually(t, s, "w", Long)
+			if d.ID != "a" || d.Attempts != i {
+				t.Fatalf("claim %d = %s attempt %d; want a attempt %d", i, d.ID, d.Attempts, i)
+			}
+			if err := s.Retry(ctx, "a", "w", 0, "GitHub answered 502"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Then one worker dies: a is pending again, not dead.
+		mustClaim(t, s, "dying", short)
+		if d := claimEventually(t, s, "w", Long); d.ID != "a" || d.Attempts != store.MaxAttempts+2 {
+			t.Fatalf("after the lease ran out, Claim = %s attempt %d; want a attempt %d", d.ID, d.Attempts, store.MaxAttempts+2)
+		}
+	})
+
 	t.Run("a delivery whose leases ran out MaxAttempts times is dead", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, store.Options{})
