@@ -68,3 +68,20 @@ func (c *call) commitPulls() {
 	}
 	c.json(http.StatusOK, c.paginate(items))
 }
+
+// MovePullHead moves the head of pull request number to sha, as a push to
+// its branch does; the branch's ref moves with it.
+func (s *Server) MovePullHead(owner, repo string, number int, sha string) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.mustRepo(owner, repo)
+	p, ok := r.pulls[number]
+	if !ok {
+		s.t.Fatalf("ghfake: %s/%s has no pull request #%d", owner, repo, number)
+	}
+	p.spec.HeadSHA = sha
+	if p.spec.HeadRef != "" {
+		r.refs["heads/"+p.spec.HeadRef] = sha
+	}
+}

@@ -33,6 +33,8 @@ type Config struct {
 type Cluster struct {
 	dir  string // the temporary directory: data/, the socket, the log
 	port int
+	bin  string              // the directory of initdb and postgres
+	cred *syscall.Credential // whom the server runs as; nil: this process's user
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the server exited
 	err  error         // the server's exit, once done is closed
@@ -70,7 +72,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir, done: make(chan struct{})}
+	c := &Cluster{dir: dir, done: make(chan struct{}), bin: bin, cred: cred}
 	if err := c.start(ctx, bin, cred); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -106,8 +108,23 @@ func (c *Cluster) serve(ctx context.Context, bin, data string, cred *syscall.Cre
 	if err != nil {
 		return err
 	}
+	return c.serveOn(ctx, bin, data, cred, port)
+}
+
+// Restart stops the server (fast shutdown: every connection is ended) and
+// starts it again on the same port and data, as an operator's restart of
+// the database does to its clients.
+func (c *Cluster) Restart(ctx context.Context) error {
+	if err := c.halt(); err != nil {
+		return err
+	}
+	return c.serveOn(ctx, c.bin, filepath.Join(c.dir, "data"), c.cred, c.port)
+}
+
+// serveOn starts the server on port and waits until it answers.
+func (c *Cluster) serveOn(ctx context.Context, bin, data string, cred *syscall.Credential, port int) error {
 	logPath := filepath.Join(c.dir, "postgres.log")
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("server log: %w", err)
 	}
@@ -163,17 +180,34 @@ func (c *Cluster) Stop() error {
 	if c.adminPool != nil {
 		c.adminPool.Close()
 	}
-	if c.cmd != nil && c.cmd.Process != nil {
-		c.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-c.done:
-		case <-time.After(30 * time.Second):
-			c.cmd.Process.Kill()
-			<-c.done
-		}
+	if err := c.halt(); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(c.dir); err != nil {
 		return fmt.Errorf("remove the cluster's directory: %w", err)
+	}
+	return nil
+}
+
+// halt ends the server process (fast shutdown; killed if it takes more
+// than 30 s) and waits for it.
+func (c *Cluster) halt() error {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return nil
+	}
+	select {
+	case <-c.done:
+		return nil // exited already
+	default:
+	}
+	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		return fmt.Errorf("stop postgres: %w", err)
+	}
+	select {
+	case <-c.done:
+	case <-time.After(30 * time.Second):
+		c.cmd.Process.Kill()
+		<-c.done
 	}
 	return nil
 }
