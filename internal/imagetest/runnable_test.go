@@ -131,9 +131,9 @@ var volatile = []struct {
 	re   *regexp.Regexp
 	with string
 }{
-	{regexp.MustCompile(`gcloop-[0-9]+`), "gcloop-N"},                                                         // os.MkdirTemp's suffix
+	{regexp.MustCompile(`gcloop-[0-9]+`), "gcloop-N"},                                                             // os.MkdirTemp's suffix
 	{regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)`), "2006-01-02T15:04:05Z"}, // times
-	{regexp.MustCompile(`\bgcloop (?:devel|v[0-9]\S*)`), "gcloop VERSION"},                                    // `gcloop version`
+	{regexp.MustCompile(`\bgcloop (?:devel|v[0-9]\S*)`), "gcloop VERSION"},                                        // `gcloop version`
 }
 
 // normalize makes an output comparable: the example's temporary directory
