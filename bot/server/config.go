@@ -128,11 +128,17 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 		OAuthClientSecret: v("GCLOOP_OAUTH_CLIENT_SECRET"), PublicURL: v("GCLOOP_PUBLIC_URL"),
 		StateKey: get("GCLOOP_STATE_KEY"),
 	}
+	// Where GitHub holds the same secret: the App's settings, or with a
+	// token the repository's webhook.
+	hook := "the GitHub App's settings"
+	if c.Token != "" {
+		hook = "the repository's webhook (Settings → Webhooks)"
+	}
 	switch n := len(c.WebhookSecret); {
 	case n == 0:
-		bad("GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start without the webhook secret set in the GitHub App's settings")
+		bad("GCLOOP_WEBHOOK_SECRET is not set: the bot refuses to start without the webhook secret set in %s", hook)
 	case n < MinWebhookSecret:
-		bad("GCLOOP_WEBHOOK_SECRET is too short (%d characters, want at least %d): make one with `openssl rand -hex 32` and set it in the GitHub App's settings too", n, MinWebhookSecret)
+		bad("GCLOOP_WEBHOOK_SECRET is too short (%d characters, want at least %d): make one with `openssl rand -hex 32` and set it in %s too", n, MinWebhookSecret, hook)
 	}
 
 	id, keyPEM, keyFile := v("GCLOOP_APP_ID"), get("GCLOOP_APP_PRIVATE_KEY"), v("GCLOOP_APP_PRIVATE_KEY_FILE")
@@ -177,7 +183,7 @@ func Gather(get func(env string) string, readFile func(string) ([]byte, error)) 
 			bad("GCLOOP_REPOSITORY %q: want owner/name", c.Repository)
 		}
 	default:
-		bad("no GitHub credentials: set GCLOOP_APP_ID and GCLOOP_APP_PRIVATE_KEY_FILE (a GitHub App), or GCLOOP_TOKEN and GCLOOP_REPOSITORY")
+		bad("no GitHub credentials: set GCLOOP_APP_ID and GCLOOP_APP_PRIVATE_KEY_FILE (a GitHub App), or GCLOOP_TOKEN (a token; GCLOOP_REPOSITORY, optional, limits it to one repository)")
 	}
 
 	if c.Listen == "" {

@@ -149,6 +149,42 @@ func TestGather(t *testing.T) {
 	}
 }
 
+// TestGatherSaysWhereTheSecretGoesAndThatARepositoryIsOptional: with a
+// token there is no App, so a secret's mistake names the repository's
+// webhook, not an App's settings; and no message makes GCLOOP_REPOSITORY
+// look required next to a token (a token without it serves any repository).
+func TestGatherSaysWhereTheSecretGoesAndThatARepositoryIsOptional(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    string
+		notWant string
+	}{
+		{"a token without a secret", map[string]string{"GCLOOP_TOKEN": "ghp_x"},
+			"without the webhook secret set in the repository's webhook (Settings → Webhooks)", "App"},
+		{"a token with a short secret", map[string]string{"GCLOOP_TOKEN": "ghp_x", "GCLOOP_WEBHOOK_SECRET": "short"},
+			"set it in the repository's webhook (Settings → Webhooks) too", "App"},
+		{"an App without a secret", map[string]string{"GCLOOP_APP_ID": "1", "GCLOOP_APP_PRIVATE_KEY": testKeyPEM()},
+			"without the webhook secret set in the GitHub App's settings", "repository's webhook"},
+		{"no credentials", map[string]string{"GCLOOP_WEBHOOK_SECRET": testSecret},
+			"or GCLOOP_TOKEN (a token; GCLOOP_REPOSITORY, optional, limits it to one repository)", "GCLOOP_TOKEN and GCLOOP_REPOSITORY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Gather(func(k string) string { return tt.env[k] }, nil)
+			var ce ConfigErrors
+			if !errors.As(err, &ce) || len(ce) != 1 {
+				t.Fatalf("Gather: err = %v, want one error", err)
+			}
+			if msg := ce[0].Error(); !strings.Contains(msg, tt.want) || strings.Contains(msg, tt.notWant) {
+				t.Errorf("error = %q, want it to hold %q and not %q", msg, tt.want, tt.notWant)
+			}
+		})
+	}
+}
+
 // FuzzGather: any values of the settings give a configuration or errors,
 // never a panic, and every error is one line.
 func FuzzGather(f *testing.F) {

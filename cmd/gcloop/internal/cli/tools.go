@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/gcloop/gcloop/internal/lazyre"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,11 +28,16 @@ func requireTools(env *Env, command string, tools ...string) error {
 // versionOrLatest is this build's release version for go install, or
 // "latest" for a development build.
 func versionOrLatest() string {
-	if ver := Version(); strings.HasPrefix(ver, "v") {
+	if ver := Version(); strings.HasPrefix(ver, "v") && !strings.Contains(ver, "+") && !pseudoVersion().MatchString(ver) {
 		return ver
 	}
-	return "latest"
+	return "latest" // a build of a clone: its pseudo-version names no release
 }
+
+// pseudoVersion finds the timestamp and commit of a Go pseudo-version
+// (v0.0.0-20261127030242-aacadcecb55e), which a build from a git checkout
+// carries.
+var pseudoVersion = lazyre.New(`[-.]\d{14}-[0-9a-f]{12}$`)
 
 // onPath reports whether an executable file name is in a directory of
 // the PATH list path. Empty entries (the current directory) do not count.

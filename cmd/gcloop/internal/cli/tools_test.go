@@ -82,3 +82,18 @@ func TestRequireToolsFindsExecutablesOnPath(t *testing.T) {
 		t.Errorf("requireTools with git and sh on PATH: %v", err)
 	}
 }
+
+// A build of a clone carries a pseudo-version, which names no release:
+// the go install line then says @latest.
+func TestPseudoVersionsNameNoRelease(t *testing.T) {
+	t.Parallel()
+	for ver, pseudo := range map[string]bool{
+		"v1.2.3": false, "v1.2.3-rc.1": false,
+		"v0.0.0-20261127030242-aacadcecb55e": true, "v1.2.4-0.20261127030242-aacadcecb55e": true,
+		"v0.0.0-20261127030242-aacadcecb55e+dirty": true,
+	} {
+		if got := pseudoVersion().MatchString(strings.TrimSuffix(ver, "+dirty")); got != pseudo {
+			t.Errorf("%s: pseudo %v, want %v", ver, got, pseudo)
+		}
+	}
+}
