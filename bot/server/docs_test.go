@@ -26,6 +26,14 @@ func TestDocsListEverySetting(t *testing.T) {
 			t.Errorf("docs/bot.md has no row %q", row)
 		}
 	}
+	// The rows make one table: a row after a paragraph would render as
+	// text, not as a row of the settings table.
+	lines := strings.Split(string(doc), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "| `GCLOOP_") && (i == 0 || !strings.HasPrefix(lines[i-1], "|")) {
+			t.Errorf("docs/bot.md:%d: the row of a setting follows no table row: %.60s", i+1, l)
+		}
+	}
 	for _, m := range regexp.MustCompile("`(GCLOOP_[A-Z_]+)`").FindAllStringSubmatch(string(doc), -1) {
 		if !known[m[1]] {
 			t.Errorf("docs/bot.md names %s, which the bot does not read", m[1])
