@@ -158,7 +158,11 @@ type Store interface {
 // worker died, or lost the store — before a store gives up on it: a
 // delivery that kills its workers. Attempts settled with Retry do not
 // count: the worker lived and decided (the retry window bounds those).
-const MaxAttempts = 5
+// Ten, not fewer: replicas are killed for reasons of their own (a deploy,
+// a node drained), and a long round may be on the victim several times in
+// a row — the soak test, killing one of three replicas every three
+// seconds, lost deliveries at five.
+const MaxAttempts = 10
 
 // Retained is how many of the newest events a store keeps for Since.
 const Retained = 10000
