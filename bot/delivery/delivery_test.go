@@ -76,6 +76,17 @@ func newWorld(t *testing.T, config string) *world {
 	return &world{gh: gh, h: h, log: log, pr: pr, head: head, base: base}
 }
 
+// comment adds a comment by author to the pull request and returns its id
+// and the body of its issue_comment delivery.
+func (w *world) comment(t *testing.T, author, body string) (int64, []byte) {
+	t.Helper()
+	id := w.gh.AddComment(owner, repo, w.pr, author, body)
+	return id, payload(t, map[string]any{"action": "created", "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
+		"sender":  map[string]any{"login": author},
+		"issue":   map[string]any{"number": w.pr, "pull_request": map[string]any{"url": "https://api.github.com/repos/octo/shop/pulls/1"}},
+		"comment": map[string]any{"id": id, "body": body, "user": map[string]any{"login": author, "type": "User"}}})
+}
+
 func (w *world) repoJSON() map[string]any {
 	return map[string]any{"id": 100, "name": repo, "full_name": owner + "/" + repo, "html_url": "https://github.com/" + owner + "/" + repo,
 		"owner": map[string]any{"login": owner}}
@@ -151,11 +162,7 @@ func TestCommandsAndClosedPullRequests(t *testing.T) {
 	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", w.workflowRun(t)); err != nil {
 		t.Fatal(err)
 	}
-	id := w.gh.AddComment(owner, repo, w.pr, "lead", "/gc abort")
-	comment := payload(t, map[string]any{"action": "created", "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
-		"sender":  map[string]any{"login": "lead"},
-		"issue":   map[string]any{"number": w.pr, "pull_request": map[string]any{"url": "https://api.github.com/repos/octo/shop/pulls/1"}},
-		"comment": map[string]any{"id": id, "body": "/gc abort", "user": map[string]any{"login": "lead", "type": "User"}}})
+	_, comment := w.comment(t, "lead", "/gc abort")
 	if err := w.h.Handle(context.Background(), "d-2", "issue_comment", comment); err != nil {
 		t.Fatal(err)
 	}
@@ -290,11 +297,7 @@ func TestAnAbortWhoseEffectFailedIsCarriedOutOnTheRetry(t *testing.T) {
 	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", w.workflowRun(t)); err != nil {
 		t.Fatal(err)
 	}
-	id := w.gh.AddComment(owner, repo, w.pr, "lead", "/gc abort")
-	comment := payload(t, map[string]any{"action": "created", "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
-		"sender":  map[string]any{"login": "lead"},
-		"issue":   map[string]any{"number": w.pr, "pull_request": map[string]any{"url": "https://api.github.com/repos/octo/shop/pulls/1"}},
-		"comment": map[string]any{"id": id, "body": "/gc abort", "user": map[string]any{"login": "lead", "type": "User"}}})
+	id, comment := w.comment(t, "lead", "/gc abort")
 	w.gh.Fail(ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", Status: http.StatusBadGateway, Times: 5})
 	err := w.h.Handle(context.Background(), "d-2", "issue_comment", comment)
 	if err == nil || !ghclient.Transient(err) || !delivery.WasLogged(err) {

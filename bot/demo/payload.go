@@ -1,11 +1,8 @@
 package demo
 
 import (
-	"archive/zip"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/gcloop/gcloop/bot/ghfake"
 )
@@ -39,7 +36,7 @@ func (w *World) CriticRun(p *Pull, artifact, file string, evidence []byte) (Deli
 	id := w.repoID(p.Repo)
 	runID := w.GH.AddWorkflowRun(Org, p.Repo, ghfake.RunSpec{Name: p.loop, Path: ".github/workflows/" + p.loop + ".yml",
 		HeadSHA: head, HeadBranch: p.Branch, PullRequests: []int{p.Number}})
-	archive, err := zipOf(map[string][]byte{file: evidence})
+	archive, err := ghfake.ZipFiles(map[string][]byte{file: evidence})
 	if err != nil {
 		return Delivery{}, err
 	}
@@ -80,28 +77,4 @@ func encode(event string, payload obj) (Delivery, error) {
 		return Delivery{}, fmt.Errorf("encode the %s payload: %w", event, err)
 	}
 	return Delivery{Event: event, ID: newID(), Body: body}, nil
-}
-
-// zipOf zips files (name → content) as an artifact's archive.
-func zipOf(files map[string][]byte) ([]byte, error) {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, name := range names {
-		f, err := zw.Create(name)
-		if err != nil {
-			return nil, fmt.Errorf("zip %s: %w", name, err)
-		}
-		if _, err := f.Write(files[name]); err != nil {
-			return nil, fmt.Errorf("zip %s: %w", name, err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("zip: %w", err)
-	}
-	return buf.Bytes(), nil
 }

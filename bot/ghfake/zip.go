@@ -3,6 +3,7 @@ package ghfake
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"sort"
 	"testing"
 )
@@ -11,6 +12,15 @@ import (
 // AddArtifact. Names are written in sorted order.
 func Zip(t testing.TB, files map[string][]byte) []byte {
 	t.Helper()
+	b, err := ZipFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ZipFiles is Zip for code outside a test (the demo).
+func ZipFiles(files map[string][]byte) ([]byte, error) {
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)
@@ -21,14 +31,14 @@ func Zip(t testing.TB, files map[string][]byte) []byte {
 	for _, name := range names {
 		f, err := zw.Create(name)
 		if err != nil {
-			t.Fatal(err)
+			return nil, fmt.Errorf("zip %s: %w", name, err)
 		}
 		if _, err := f.Write(files[name]); err != nil {
-			t.Fatal(err)
+			return nil, fmt.Errorf("zip %s: %w", name, err)
 		}
 	}
 	if err := zw.Close(); err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("zip: %w", err)
 	}
-	return buf.Bytes()
+	return buf.Bytes(), nil
 }
