@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -53,10 +52,8 @@ type fakeComments struct {
 	pages    [][]*github.IssueComment
 	next     func(page int) int // overrides the next page, for broken links
 	listErr  error
-	editErr  error
 	calls    []string
 	created  []string
-	edited   map[int64]string
 	nextID   int64
 	listOpts []github.IssueListCommentsOptions
 }
@@ -88,15 +85,20 @@ func (f *fakeComments) CreateComment(_ context.Context, _, _ string, n int, c *g
 	return &github.IssueComment{ID: github.Int64(1000 + f.nextID), Body: c.Body}, nil, nil
 }
 
+func (f *fakeComments) GetComment(_ context.Context, _, _ string, id int64) (*github.IssueComment, *github.Response, error) {
+	f.calls = append(f.calls, fmt.Sprintf("get %d", id))
+	for _, page := range f.pages {
+		for _, c := range page {
+			if c.GetID() == id {
+				return c, nil, nil
+			}
+		}
+	}
+	return nil, nil, ghtest.ErrResp(404, "GET", fmt.Sprintf("/repos/o/r/issues/comments/%d", id))
+}
+
 func (f *fakeComments) EditComment(_ context.Context, _, _ string, id int64, c *github.IssueComment) (*github.IssueComment, *github.Response, error) {
 	f.calls = append(f.calls, fmt.Sprintf("edit %d", id))
-	if f.editErr != nil {
-		return nil, nil, f.editErr
-	}
-	if f.edited == nil {
-		f.edited = map[int64]string{}
-	}
-	f.edited[id] = c.GetBody()
 	return &github.IssueComment{ID: github.Int64(id), Body: c.Body}, nil, nil
 }
 
@@ -409,79 +411,6 @@ func TestFindStateOverHTTP(t *testing.T) {
 	}
 }
 
-func TestUpsertOverHTTP(t *testing.T) {
-	t.Parallel()
-	existing := comment(42, bot, "old body", t0)
-	tests := []struct {
-		name     string
-		existing *github.IssueComment
-		body     string
-		editCode int // status of PATCH
-		wantReqs []string
-		wantID   int64
-		wantErr  string
-	}{
-		{name: "an identical body sends nothing", existing: comment(42, bot, "same", t0), body: "same", wantID: 42},
-		{name: "a changed body edits in place", existing: existing, body: "new body", editCode: 200,
-			wantReqs: []string{"PATCH /repos/o/r/issues/comments/42"}, wantID: 42},
-		{name: "no comment yet creates one", body: "new body",
-			wantReqs: []string{"POST /repos/o/r/issues/7/comments"}, wantID: 77},
-		{name: "a comment deleted meanwhile is created again", existing: existing, body: "new body", editCode: 404,
-			wantReqs: []string{"PATCH /repos/o/r/issues/comments/42", "POST /repos/o/r/issues/7/comments"}, wantID: 77},
-		{name: "another edit failure is returned and nothing is created", existing: existing, body: "new body", editCode: 500,
-			wantReqs: []string{"PATCH /repos/o/r/issues/comments/42"},
-			wantErr:  "report comment: edit comment 42 on PR #7: PATCH %s/repos/o/r/issues/comments/42: 500  []"},
-		{name: "an over-long body is never sent", existing: existing, body: strings.Repeat("x", CommentLimit+1),
-			wantErr: "report comment: body of 65537 bytes, over GitHub's limit of 65536; nothing was sent"},
-		{name: "an empty body is refused", body: "", wantErr: "report comment: empty body"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := ghtest.New(t)
-			s.Mux.HandleFunc("/repos/o/r/issues/comments/42", func(w http.ResponseWriter, r *http.Request) {
-				ghtest.TestMethod(t, r, "PATCH")
-				var got map[string]string
-				ghtest.DecodeBody(t, r, &got)
-				if diff := cmp.Diff(map[string]string{"body": tt.body}, got); diff != "" {
-					t.Errorf("edit body (-want +got):\n%s", diff)
-				}
-				switch tt.editCode {
-				case 200:
-					ghtest.WriteJSON(w, 200, comment(42, bot, tt.body, t0))
-				case 404:
-					ghtest.NotFound(w)
-				default:
-					w.WriteHeader(tt.editCode)
-				}
-			})
-			s.Mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
-				ghtest.TestMethod(t, r, "POST")
-				var got map[string]string
-				ghtest.DecodeBody(t, r, &got)
-				if diff := cmp.Diff(map[string]string{"body": tt.body}, got); diff != "" {
-					t.Errorf("create body (-want +got):\n%s", diff)
-				}
-				ghtest.WriteJSON(w, 201, comment(77, bot, tt.body, t0))
-			})
-			got, err := Upsert(context.Background(), s.Client.Issues, "o", "r", 7, tt.existing, tt.body)
-			wantErr := tt.wantErr
-			if strings.Contains(wantErr, "%s") {
-				wantErr = fmt.Sprintf(wantErr, s.URL)
-			}
-			if (err != nil || wantErr != "") && (err == nil || err.Error() != wantErr) {
-				t.Fatalf("error %v, want %q", err, wantErr)
-			}
-			if err == nil && got.GetID() != tt.wantID {
-				t.Errorf("comment %d, want %d", got.GetID(), tt.wantID)
-			}
-			if diff := cmp.Diff(tt.wantReqs, s.Requests()); diff != "" {
-				t.Errorf("requests (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // hugeDecision is a review decision whose full report is far over the
 // comment limit.
 func hugeDecision(st *decide.State) *decide.Decision {
@@ -545,7 +474,7 @@ func TestBodyFitsTheCommentLimitAndCarriesTheState(t *testing.T) {
 		}
 		ghtest.WriteJSON(w, 201, comment(5, bot, req["body"], t0))
 	})
-	if _, err := Upsert(context.Background(), s.Client.Issues, "o", "r", 7, nil, body); err != nil {
+	if _, err := Swap(context.Background(), s.Client.Issues, "o", "r", 7, nil, body); err != nil {
 		t.Fatalf("upsert: %v", err)
 	}
 }
@@ -577,33 +506,6 @@ func TestBodyFails(t *testing.T) {
 	}
 }
 
-func TestUpsertRecreatesOnlyOnNotFound(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name      string
-		editErr   error
-		wantCalls []string
-		wantErr   bool
-	}{
-		{"a 404 on edit creates", ghtest.ErrResp(404, "PATCH", "/repos/o/r/issues/comments/42"), []string{"edit 42", "create #7"}, false},
-		{"a 403 on edit is an error", ghtest.ErrResp(403, "PATCH", "/repos/o/r/issues/comments/42"), []string{"edit 42"}, true},
-		{"a transport error is an error", errors.New("connection reset"), []string{"edit 42"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := &fakeComments{editErr: tt.editErr}
-			_, err := Upsert(context.Background(), f, "o", "r", 7, comment(42, bot, "old", t0), "new")
-			if (err != nil) != tt.wantErr {
-				t.Errorf("error %v, want error: %v", err, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.wantCalls, f.calls); diff != "" {
-				t.Errorf("calls (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestReportRoundTripIsIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -620,7 +522,7 @@ func TestReportRoundTripIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Upsert(ctx, f, "o", "r", 7, found.Comment, body)
+	c, err := Swap(ctx, f, "o", "r", 7, found.Comment, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,7 +543,7 @@ func TestReportRoundTripIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Upsert(ctx, f, "o", "r", 7, again.Comment, body2); err != nil {
+	if _, err := Swap(ctx, f, "o", "r", 7, again.Comment, body2); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"list o/r#7 page 0"}, f.calls); diff != "" {

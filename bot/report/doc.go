@@ -15,8 +15,7 @@
 //     comment.
 //   - FindState finds the loop's comment and decodes its state (Marker,
 //     ParseMarker); Swap writes it with a compare-and-swap on the comment
-//     as it was read (ErrConflict when it changed meanwhile); Upsert
-//     writes it without the compare.
+//     as it was read (ErrConflict when it changed meanwhile).
 //   - EscapeInline and EscapeBlock make artifact text safe in GitHub
 //     Markdown, for the report and for anything else gcloop writes.
 //

@@ -77,3 +77,9 @@ func Swap(ctx context.Context, api swapAPI, owner, repo string, pr int, existing
 	}
 	return c, nil
 }
+
+// notFound reports whether err is GitHub's 404.
+func notFound(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == 404
+}
