@@ -1,11 +1,7 @@
 package server_test
 
 import (
-	"archive/zip"
-	"bytes"
-	"compress/flate"
 	"fmt"
-	"hash/crc32"
 	"net/http"
 	"os"
 	"strconv"
@@ -15,50 +11,6 @@ import (
 
 	"github.com/gcloop/gcloop/bot/ghfake"
 )
-
-// findingsBomb is a zip of n discoveries logs of size bytes each — one
-// review finding, then blank lines: evidence gcloop reads, so every byte
-// of it would be unpacked — deflated once and stored n times: 16 entries
-// of 62.5 MiB make a 1 MB zip that expands to 1 GB.
-func findingsBomb(t *testing.T, n, size int) []byte {
-	t.Helper()
-	first := []byte(`{"type":"review_finding","data":{"file_line":"cart.go:1","severity":"high","description":"nil map"}}` + "\n")
-	var raw bytes.Buffer
-	fw, err := flate.NewWriter(&raw, flate.BestCompression)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crc := crc32.NewIEEE()
-	write := func(p []byte) {
-		fw.Write(p)
-		crc.Write(p)
-	}
-	write(first)
-	blank := bytes.Repeat([]byte("\n"), 1<<20)
-	written := len(first)
-	for written < size {
-		k := min(len(blank), size-written)
-		write(blank[:k])
-		written += k
-	}
-	if err := fw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for i := range n {
-		w, err := zw.CreateRaw(&zip.FileHeader{Name: fmt.Sprintf("discoveries-%02d.ndjson", i), Method: zip.Deflate,
-			CRC32: crc.Sum32(), CompressedSize64: uint64(raw.Len()), UncompressedSize64: uint64(written)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(raw.Bytes())
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // peakRSS is the process's peak resident set (VmHWM), in bytes.
 func peakRSS(t *testing.T, pid int) int64 {
@@ -101,7 +53,7 @@ func TestBotSurvivesAZipBomb(t *testing.T) {
 		"GCLOOP_APP_PRIVATE_KEY_FILE="+w.keyFile, "GITHUB_API_URL="+w.gh.URL(), "TMPDIR="+tmp)
 	idle := peakRSS(t, b.cmd.Process.Pid)
 
-	bomb := findingsBomb(t, 16, 1000<<20/16)
+	bomb := ghfake.FindingsZip(t, 16, 1000<<20/16)
 	if len(bomb) > 2<<20 {
 		t.Fatalf("the bomb is %d bytes, want about 1.3 MB", len(bomb))
 	}
