@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// Group commit of Add: every Add hands its delivery to a queue, and a few
-// flushers each take what is queued at the moment — one delivery when the
-// bot is quiet, hundreds under a burst — and insert it with one statement
-// in one transaction. A burst of webhooks thus costs a handful of commits
-// (and WAL flushes) instead of one per delivery, and no Add waits for a
-// timer.
+// Add is group-committed (pggroup.go).
 const (
 	// addFlushers is how many INSERTs may be in flight at once; the rest
 	// of the pool's connections stay free for claims and the log.
@@ -23,22 +20,13 @@ const (
 )
 
 // addReq is one Add waiting for its flush.
-type addReq struct {
-	ctx  context.Context
-	d    Delivery
-	done chan addResult // buffered: the flusher never blocks on it
-}
-
-type addResult struct {
-	added bool
-	err   error
-}
+type addReq = groupReq[Delivery, bool]
 
 // addSQL inserts a batch of deliveries, skipping those whose id or digest
 // is known, and returns the ids it inserted.
 const addSQL = `
-INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, digest)
-SELECT id, event, payload, key, installation, coalesce(received, now()), nullif(digest, '')
+INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, digest, head)
+SELECT id, event, payload, key, installation, coalesce(received, now()), nullif(digest, ''), key = ''
 FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::bigint[], $6::timestamptz[], $7::text[])
 	AS t(id, event, payload, key, installation, received, digest)
 ON CONFLICT DO NOTHING
@@ -52,55 +40,7 @@ func (p *Postgres) Add(ctx context.Context, d Delivery) (bool, error) {
 	if err := p.check(ctx); err != nil {
 		return false, err
 	}
-	r := addReq{ctx: ctx, d: d, done: make(chan addResult, 1)}
-	select {
-	case p.adds <- r:
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-p.flushDone:
-		return false, ErrClosed
-	}
-	select {
-	case res := <-r.done:
-		return res.added, res.err
-	case <-p.flushDone:
-		select {
-		case res := <-r.done:
-			return res.added, res.err
-		default:
-			return false, ErrClosed
-		}
-	case <-ctx.Done():
-		// The flush may still insert it: a later Add of it is then a
-		// duplicate, so a caller that retries loses nothing.
-		return false, ctx.Err()
-	}
-}
-
-// flushLoop inserts queued Adds until ctx ends, then answers those left
-// with ErrClosed.
-func (p *Postgres) flushLoop(ctx context.Context) {
-	defer p.flushers.Done()
-	batch := make([]addReq, 0, addBatch)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case r := <-p.adds:
-			batch = append(batch[:0], r)
-		}
-	drain:
-		for len(batch) < addBatch {
-			select {
-			case r := <-p.adds:
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		p.flush(ctx, batch)
-		clear(batch)
-	}
+	return p.adds.do(ctx, d)
 }
 
 // flush inserts batch in one statement and answers each Add. Of the Adds
@@ -117,7 +57,7 @@ func (p *Postgres) flush(ctx context.Context, batch []addReq) {
 		live                       = make([]bool, n) // in the statement
 	)
 	for i, r := range batch {
-		d := r.d
+		d := r.in
 		if r.ctx.Err() != nil || firstID[d.ID] || (d.Digest != "" && firstDigest[d.Digest]) {
 			continue
 		}
@@ -141,35 +81,47 @@ func (p *Postgres) flush(ctx context.Context, batch []addReq) {
 		// Not the first Add's context: one caller giving up must not
 		// fail the others. The pool's own timeouts bound the call.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), addTimeout)
-		rows, qerr := p.pool.Query(fctx, addSQL, ids, events, payloads, keys, insts, received, digests)
-		if qerr == nil {
-			for rows.Next() {
-				var id string
-				if qerr = rows.Scan(&id); qerr != nil {
-					break
-				}
-				inserted[id] = true
-			}
-			rows.Close()
-			if qerr == nil {
-				qerr = rows.Err()
-			}
-		}
+		err = p.insert(fctx, ids, events, payloads, keys, insts, received, digests, inserted)
 		cancel()
-		err = qerr
 	}
 	for i, r := range batch {
 		switch {
 		case !live[i] && r.ctx.Err() != nil:
-			r.done <- addResult{err: r.ctx.Err()}
+			r.answer(false, r.ctx.Err())
 		case !live[i]:
-			r.done <- addResult{}
+			r.answer(false, nil)
 		case err != nil:
-			r.done <- addResult{err: p.wrap("add "+r.d.ID, err)}
+			r.answer(false, p.wrap("add "+r.in.ID, err))
 		default:
-			r.done <- addResult{added: inserted[r.d.ID]}
+			r.answer(inserted[r.in.ID], nil)
 		}
 	}
+}
+
+// insert inserts a batch in one transaction and one round trip: the rows
+// (not heads of their keys, unless they have none), then, under the keys'
+// locks, the heads of keys without one (pgheads.go). It records the ids
+// inserted.
+func (p *Postgres) insert(ctx context.Context, ids, events []string, payloads [][]byte, keys []string, insts []int64, received []*time.Time, digests []string, inserted map[string]bool) error {
+	locked := distinctKeys(keys)
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(addSQL, ids, events, payloads, keys, insts, received, digests).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			inserted[id] = true
+		}
+		return rows.Err()
+	})
+	if len(locked) > 0 {
+		b.Queue(lockKeysSQL, locked)
+		b.Queue(promoteKeysSQL, locked)
+	}
+	b.Queue("COMMIT")
+	return p.inTx(ctx, b)
 }
 
 // addTimeout bounds one group INSERT.
