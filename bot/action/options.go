@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 )
 
 // InputNames are the action's inputs (DESIGN §5.6), in action.yml order.

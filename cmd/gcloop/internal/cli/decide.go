@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 	"github.com/gcloop/gcloop/internal/load"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
