@@ -40,29 +40,6 @@ type Settings struct {
 	WithoutData string
 }
 
-// Overrides are the settings given as action inputs or flags; nil means
-// not given. They win over the file.
-type Overrides struct {
-	MaxRounds    *int
-	Threshold    *float64
-	Target       *float64
-	Layer        *string
-	Stall        *int
-	AuditPartial *string
-	Issues       *bool
-	MaxIssues    *int
-	// Labels, TestPatterns and ForbiddenMarkers are nil when not given; a
-	// non-nil empty list is given and empty.
-	Labels           []string
-	Commit           *bool
-	TestPatterns     []string
-	ForbiddenMarkers []string
-	// Dispatch "" given explicitly turns dispatching off.
-	Dispatch   *string
-	Permission *string
-	MaxRetries *int
-}
-
 // Default values of the settings that decide.Defaults does not hold.
 const (
 	DefaultPermission = "write"
@@ -86,7 +63,8 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 	if sec != nil && sec.Loop != loop {
 		return Settings{}, decide.LineError(file.Name, sec.Line, "section %s is a %s loop, but this run is a %s loop", id, sec.Loop, loop)
 	}
-	if err := inputs.validate(loop); err != nil {
+	in, err := inputs.check(loop)
+	if err != nil {
 		return Settings{}, err
 	}
 
@@ -97,100 +75,117 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 		Permission: DefaultPermission,
 		MaxRetries: DefaultMaxRetries,
 	}
-	if inputs.Layer != nil {
-		s.Config.Layer = normLayer(*inputs.Layer)
-	}
-	sec.Apply(&s.Config)
 	if sec != nil {
-		setIf(&s.Issues, sec.Issues)
-		setIf(&s.MaxIssues, sec.MaxIssues)
-		setIf(&s.Commit, sec.Commit)
-		setIf(&s.Dispatch, sec.Dispatch)
-		setIf(&s.Permission, sec.Permission)
-		setIf(&s.MaxRetries, sec.MaxRetries)
-		setIf(&s.WithoutData, sec.WithoutData)
-		s.Labels = listIf(s.Labels, sec.Labels)
-		s.TestPatterns = listIf(s.TestPatterns, sec.TestPatterns)
-		s.ForbiddenMarkers = listIf(s.ForbiddenMarkers, sec.ForbiddenMarkers)
-		s.BotArtifacts = listIf(s.BotArtifacts, sec.BotArtifacts)
+		s.layer(&sec.Values, false)
 	}
-
-	setIf(&s.Config.MaxRounds, inputs.MaxRounds)
-	setIf(&s.Config.Threshold, inputs.Threshold)
-	if inputs.Target != nil {
-		v := *inputs.Target
-		s.Config.Target = &v
+	s.layer(&in, false)
+	if sec != nil {
+		s.Config.Target = layerTarget(s.Config, sec.Layers)
 	}
-	setIf(&s.Config.Stall, inputs.Stall)
-	setIf(&s.Config.AuditPartial, inputs.AuditPartial)
-	setIf(&s.Issues, inputs.Issues)
-	setIf(&s.MaxIssues, inputs.MaxIssues)
-	setIf(&s.Commit, inputs.Commit)
-	if inputs.Dispatch != nil {
-		s.Dispatch = ""
-		if *inputs.Dispatch != "" {
-			s.Dispatch, _ = normDispatch(*inputs.Dispatch) // validated above
-		}
-	}
-	setIf(&s.Permission, inputs.Permission)
-	setIf(&s.MaxRetries, inputs.MaxRetries)
-	s.Labels = listIf(s.Labels, inputs.Labels)
-	s.TestPatterns = listIf(s.TestPatterns, inputs.TestPatterns)
-	s.ForbiddenMarkers = listIf(s.ForbiddenMarkers, inputs.ForbiddenMarkers)
-
 	if err := s.Config.Validate(); err != nil {
 		return Settings{}, fmt.Errorf("invalid input: %w", err)
 	}
 	return s, nil
 }
 
-// validate checks the inputs that decide.Config.Validate does not cover, and
-// the layer, whose error should name the input.
-func (o Overrides) validate(loop decide.Loop) error {
-	bad := func(input, msg string) error { return fmt.Errorf("invalid input %s: %s", input, msg) }
-	if o.Layer != nil && *o.Layer != "" && normLayer(*o.Layer) == "" {
-		return bad("layer", fmt.Sprintf("want L1, L2 or L3, got %q", clip(*o.Layer)))
+// layer puts every setting v gives over s (only the decide.Config knobs
+// when knobs is set); lists are copied, so s shares no memory with v.
+func (s *Settings) layer(v *Values, knobs bool) {
+	for _, st := range settings {
+		if st.out == nil || knobs && !st.Knob {
+			continue
+		}
+		switch src := st.field(v).(type) {
+		case **int:
+			setIf(st.out(s).(*int), *src)
+		case **bool:
+			setIf(st.out(s).(*bool), *src)
+		case **string:
+			setIf(st.out(s).(*string), *src)
+		case **float64:
+			switch dst := st.out(s).(type) {
+			case *float64:
+				setIf(dst, *src)
+			case **float64:
+				if *src != nil {
+					x := **src
+					*dst = &x
+				}
+			}
+		case *[]string:
+			dst := st.out(s).(*[]string)
+			*dst = listIf(*dst, *src)
+		}
 	}
-	if o.MaxIssues != nil && (*o.MaxIssues < 1 || *o.MaxIssues > MaxIssuesCap) {
-		return bad("max-issues", fmt.Sprintf("want 1–%d, got %d", MaxIssuesCap, *o.MaxIssues))
+}
+
+// layerTarget returns c's target, else the target layers gives c's layer
+// (L1 when c has none), else nil.
+func layerTarget(c decide.Config, layers map[string]float64) *float64 {
+	if c.Target != nil || layers == nil {
+		return c.Target
+	}
+	layer := normLayer(c.Layer)
+	if layer == "" {
+		layer = "L1"
+	}
+	if v, ok := layers[layer]; ok {
+		return &v
+	}
+	return nil
+}
+
+// check checks the inputs that decide.Config.Validate does not cover, and
+// returns them with the layer and the dispatch in their canonical forms.
+// Each error names the input.
+func (o Overrides) check(loop decide.Loop) (Overrides, error) {
+	bad := func(input, msg string) error { return fmt.Errorf("invalid input %s: %s", input, msg) }
+	for _, st := range settings {
+		if st.Knob {
+			continue
+		}
+		if msg := st.checkInput(&o); msg != "" {
+			return Overrides{}, bad(st.Name, msg)
+		}
 	}
 	if o.Commit != nil && *o.Commit && loop != decide.Coverage {
-		return bad("commit", fmt.Sprintf("test-only commits are made by coverage loops only, not %s", loop))
+		return Overrides{}, bad("commit", fmt.Sprintf("test-only commits are made by coverage loops only, not %s", loop))
 	}
-	if o.Dispatch != nil && *o.Dispatch != "" {
-		if _, msg := normDispatch(*o.Dispatch); msg != "" {
-			return bad("dispatch", msg)
+	return o, nil
+}
+
+// checkInput checks the setting's value in o, if given, against the
+// setting's limits, and puts a string in its canonical form; "" when fine.
+// A string given empty is left empty: for the dispatch, that turns it off.
+func (st *Setting) checkInput(o *Overrides) string {
+	switch v := st.field(o).(type) {
+	case **int:
+		if *v != nil && (float64(**v) < st.Min || float64(**v) > st.Max) {
+			return fmt.Sprintf("want an integer from %g to %g, got %d", st.Min, st.Max, **v)
 		}
-	}
-	if o.Permission != nil {
-		if msg := checkEnum(*o.Permission, permissions); msg != "" {
-			return bad("permission", msg)
+	case **string:
+		switch {
+		case *v == nil:
+		case st.Enum != nil:
+			return checkEnum(**v, st.Enum)
+		case st.Norm != nil && **v != "":
+			norm, msg := st.Norm(**v)
+			if msg != "" {
+				return msg
+			}
+			*v = &norm
 		}
-	}
-	if o.MaxRetries != nil && (*o.MaxRetries < 0 || *o.MaxRetries > maxRetriesCap) {
-		return bad("max-retries", fmt.Sprintf("want an integer from 0 to %d, got %d", maxRetriesCap, *o.MaxRetries))
-	}
-	lists := []struct {
-		input string
-		items []string
-		max   int
-		check func(string) string
-	}{
-		{"labels", o.Labels, maxLabels, checkLabel},
-		{"test-patterns", o.TestPatterns, maxListItems, checkPattern},
-		{"forbidden-markers", o.ForbiddenMarkers, maxListItems, checkMarker},
-	}
-	for _, l := range lists {
-		if len(l.items) > l.max {
-			return bad(l.input, fmt.Sprintf("%d items, at most %d allowed", len(l.items), l.max))
+	case *[]string:
+		if len(*v) > st.Items {
+			return fmt.Sprintf("%d items, at most %d allowed", len(*v), st.Items)
 		}
-		for _, it := range l.items {
-			if msg := l.check(it); msg != "" {
-				return bad(l.input, msg)
+		for _, it := range *v {
+			if msg := st.Check(it); msg != "" {
+				return msg
 			}
 		}
 	}
-	return nil
+	return ""
 }
 
 func setIf[T any](dst *T, v *T) {
