@@ -11,9 +11,9 @@ import (
 // gatherSettings reads the input of every loop setting that is one, in the
 // table's order, as its type says: an integer, a number, true or false, a
 // list (newlines or commas) or a string. An empty input is not given. Only
-// what is wrong whatever the loop is refused here (a max-issues out of
-// range, an unknown layer); the rest is checked by config.Resolve once the
-// loop is known.
+// what is wrong whatever the loop is refused here (an integer out of the
+// setting's range, an unknown layer); the rest is checked by
+// config.Resolve once the loop is known, and so are the decide.Config knobs.
 func gatherSettings(get func(string) string, ov *config.Overrides, bad func(string, string, ...any)) {
 	for _, st := range config.All() {
 		if !st.Input {
@@ -26,6 +26,9 @@ func gatherSettings(get func(string) string, ov *config.Overrides, bad func(stri
 		switch f := st.Field(ov).(type) {
 		case **int:
 			*f = intInput(get, st.Name, bad)
+			if n := *f; n != nil && !st.Knob && (float64(*n) < st.Min || float64(*n) > st.Max) {
+				bad(st.Name, "%d: want %g–%g", *n, st.Min, st.Max)
+			}
 		case **float64:
 			*f = floatInput(get, st.Name, bad)
 		case **bool:
@@ -38,9 +41,6 @@ func gatherSettings(get func(string) string, ov *config.Overrides, bad func(stri
 		default:
 			panic(fmt.Sprintf("action: no input syntax for setting %s of type %T", st.Name, f))
 		}
-	}
-	if ov.MaxIssues != nil && (*ov.MaxIssues < 1 || *ov.MaxIssues > config.MaxIssuesCap) {
-		bad("max-issues", "%d: want 1–%d", *ov.MaxIssues, config.MaxIssuesCap)
 	}
 	if ov.Layer != nil {
 		l := strings.ToUpper(*ov.Layer)

@@ -1,7 +1,11 @@
 // Package config reads gcloop's repository configuration, the file
 // .github/gcloop.yml (read from the base branch), and resolves the settings
-// of one loop with the precedence action input > file > defaults
-// (DESIGN §9).
+// of one loop with the precedence action input (or flag) > file > defaults.
+//
+// Each setting is declared once, in the table that All returns: its
+// names (the file's key, the action's input, gcloop decide's flag), its
+// type, default, limits and help. The file parser, the action's inputs,
+// the flags and Resolve all read that table.
 //
 // # File format
 //

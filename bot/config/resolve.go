@@ -68,13 +68,8 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 		return Settings{}, err
 	}
 
-	s := Settings{
-		Config:     decide.Defaults(loop),
-		Issues:     true,
-		Commit:     loop == decide.Coverage,
-		Permission: DefaultPermission,
-		MaxRetries: DefaultMaxRetries,
-	}
+	s := Settings{Config: decide.Defaults(loop)}
+	s.defaults(loop)
 	if sec != nil {
 		s.layer(&sec.Values, false)
 	}
@@ -86,6 +81,26 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 		return Settings{}, fmt.Errorf("invalid input: %w", err)
 	}
 	return s, nil
+}
+
+// defaults sets the declared default of every setting of loop kind loop
+// that has one.
+func (s *Settings) defaults(loop decide.Loop) {
+	for _, st := range settings {
+		if st.Default == nil || !st.appliesTo(loop) {
+			continue
+		}
+		switch d := st.Default.(type) {
+		case bool:
+			*st.out(s).(*bool) = d
+		case int:
+			*st.out(s).(*int) = d
+		case string:
+			*st.out(s).(*string) = d
+		default:
+			panic(fmt.Sprintf("config: setting %s has a default of type %T", st.Name, d))
+		}
+	}
 }
 
 // layer puts every setting v gives over s (only the decide.Config knobs

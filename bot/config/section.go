@@ -163,20 +163,12 @@ func (p *parser) group(k *keySpec, vals *Values, path string, v *yaml.Node) erro
 func keysFor(l decide.Loop) []string {
 	var out []string
 	for k, spec := range sectionKeys {
-		if spec.kinds == nil || hasLoop(spec.kinds, l) {
+		if spec.kinds == nil || slices.Contains(spec.kinds, l) {
 			out = append(out, k)
 		}
 	}
+	slices.Sort(out)
 	return out
-}
-
-func hasLoop(ls []decide.Loop, l decide.Loop) bool {
-	for _, x := range ls {
-		if x == l {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *parser) section(id string, k, v *yaml.Node) (*Section, error) {
@@ -228,7 +220,7 @@ func (p *parser) section(id string, k, v *yaml.Node) (*Section, error) {
 		if !ok || kn.Kind != yaml.ScalarNode {
 			return nil, p.unknown(kn, id, keysFor(s.Loop))
 		}
-		if spec.kinds != nil && !hasLoop(spec.kinds, s.Loop) {
+		if spec.kinds != nil && !slices.Contains(spec.kinds, s.Loop) {
 			where := id
 			if string(s.Loop) != id {
 				where = fmt.Sprintf("%s (a %s loop)", id, s.Loop)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gcloop/gcloop/decide"
 )
@@ -27,9 +28,14 @@ type Setting struct {
 	// Flag is the help of gcloop decide's --Name; "" when decide has no
 	// such flag.
 	Flag string
-	// Knob says the value is a decide.Config knob: decide.Config.Validate
-	// checks it once resolved, so an input of it is not checked before.
+	// Knob says the value is a decide.Config knob: its default is
+	// decide.Defaults', and decide.Config.Validate checks it once
+	// resolved, so an input of it is not checked before.
 	Knob bool
+	// Default is the value of a setting that is no knob when no source
+	// gives one, for the loops of its Kinds (a bool, an int or a string,
+	// as the setting's type); nil: the zero value.
+	Default any
 	// Min and Max bound an integer or a number.
 	Min, Max float64
 	// Enum lists the values of a string that is a choice.
@@ -80,13 +86,13 @@ var settings = []*Setting{
 		field: func(v *Values) any { return &v.AuditPartial }, out: func(s *Settings) any { return &s.Config.AuditPartial }},
 	{Name: "without-data", Key: "without_data", Kinds: []decide.Loop{decide.Critique}, Enum: withoutDataChecks,
 		field: func(v *Values) any { return &v.WithoutData }, out: func(s *Settings) any { return &s.WithoutData }},
-	{Name: "issues", Key: "issues", Input: true,
+	{Name: "issues", Key: "issues", Input: true, Default: true,
 		Doc:   "Open one fix issue per task on fix, revision and retry verdicts, and close them when the loop converges: true or false. Empty: configuration, else true.",
 		field: func(v *Values) any { return &v.Issues }, out: func(s *Settings) any { return &s.Issues }},
 	{Name: "labels", Key: "labels", Input: true, Items: maxLabels, Check: checkLabel,
 		Doc:   "Extra labels for fix issues, beside gcloop and gcloop:<loop>; newline- or comma-separated. Empty: configuration, else none.",
 		field: func(v *Values) any { return &v.Labels }, out: func(s *Settings) any { return &s.Labels }},
-	{Name: "commit", Key: "commit", Kinds: []decide.Loop{decide.Coverage}, Input: true,
+	{Name: "commit", Key: "commit", Kinds: []decide.Loop{decide.Coverage}, Input: true, Default: true,
 		Doc:   "Coverage only: push the round's accepted test-only changes from the workspace as one commit on the pull request head: true or false. Empty: configuration, else true for the coverage loop (other loops never commit).",
 		field: func(v *Values) any { return &v.Commit }, out: func(s *Settings) any { return &s.Commit }},
 	{Name: "test-patterns", Key: "test_patterns", Kinds: []decide.Loop{decide.Coverage}, Input: true, Items: maxListItems, Check: checkPattern,
@@ -100,9 +106,9 @@ var settings = []*Setting{
 	{Name: "max-issues", Key: "max_issues", Input: true, Min: 1, Max: MaxIssuesCap,
 		Doc:   "At most this many fix issues per round (1-100), the most severe tasks first; the rest are listed in the report. Empty: the configuration file's max_issues, else 10.",
 		field: func(v *Values) any { return &v.MaxIssues }, out: func(s *Settings) any { return &s.MaxIssues }},
-	{Name: "permission", Key: "commands.permission", Enum: permissions,
+	{Name: "permission", Key: "commands.permission", Enum: permissions, Default: DefaultPermission,
 		field: func(v *Values) any { return &v.Permission }, out: func(s *Settings) any { return &s.Permission }},
-	{Name: "max-retries", Key: "commands.max_retries", Min: 0, Max: maxRetriesCap,
+	{Name: "max-retries", Key: "commands.max_retries", Min: 0, Max: maxRetriesCap, Default: DefaultMaxRetries,
 		field: func(v *Values) any { return &v.MaxRetries }, out: func(s *Settings) any { return &s.MaxRetries }},
 	{Name: "bot-artifacts", Key: "bot.artifacts", Items: maxListItems, Check: checkArtifact,
 		field: func(v *Values) any { return &v.BotArtifacts }, out: func(s *Settings) any { return &s.BotArtifacts }},
@@ -120,6 +126,11 @@ func Lookup(name string) *Setting {
 		}
 	}
 	return nil
+}
+
+// appliesTo says whether the setting applies to loop kind l.
+func (s *Setting) appliesTo(l decide.Loop) bool {
+	return s.Kinds == nil || slices.Contains(s.Kinds, l)
 }
 
 // checkLayer is the layer's Norm: L1, L2 or L3 in any case.

@@ -61,6 +61,11 @@ func TestSettingsTable(t *testing.T) {
 		default:
 			t.Errorf("setting %s: unsupported type %T", st.Name, f)
 		}
+		if st.Default != nil {
+			if st.Knob || st.out == nil || reflect.TypeOf(st.out(&Settings{})).Elem() != reflect.TypeOf(st.Default) {
+				t.Errorf("setting %s: default %#v does not fit (knob %t)", st.Name, st.Default, st.Knob)
+			}
+		}
 		if (st.out == nil) != (st.Name == "layers") {
 			t.Errorf("setting %s: Resolve has no place for it", st.Name)
 		}
