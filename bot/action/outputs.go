@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 	"github.com/sethvargo/go-githubactions"
 )

@@ -34,14 +34,16 @@ func checkEnum(s string, valid []string) string {
 	return fmt.Sprintf("want %s, got %q", orList(valid), clip(s))
 }
 
-func orList(ws []string) string {
-	switch len(ws) {
-	case 1:
-		return ws[0]
-	case 2:
-		return ws[0] + " or " + ws[1]
+// andList joins words as "a", "a and b" or "a, b and c".
+func andList(ws []string) string { return joinWords(ws, " and ") }
+
+func orList(ws []string) string { return joinWords(ws, " or ") }
+
+func joinWords(ws []string, last string) string {
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
 	}
-	return strings.Join(ws[:len(ws)-1], ", ") + " or " + ws[len(ws)-1]
+	return strings.Join(ws[:len(ws)-1], ", ") + last + ws[len(ws)-1]
 }
 
 // checkText refuses empty, over-long, invalid UTF-8 and control-character

@@ -1,7 +1,11 @@
 // Package config reads gcloop's repository configuration, the file
 // .github/gcloop.yml (read from the base branch), and resolves the settings
-// of one loop with the precedence action input > file > defaults
-// (DESIGN §9).
+// of one loop with the precedence action input (or flag) > file > defaults.
+//
+// Each setting is declared once, in the table that All returns: its
+// names (the file's key, the action's input, gcloop decide's flag), its
+// type, default, limits and help. The file parser, the action's inputs,
+// the flags and Resolve all read that table.
 //
 // # File format
 //
@@ -79,52 +83,14 @@ type File struct {
 	Loops map[string]*Section
 }
 
-// Section is the configuration of one loop id. Pointer and slice fields are
-// nil when the key is absent, so that precedence can layer them.
+// Section is the configuration of one loop id: its Values are the keys
+// the file gives (Layer is never one of them).
 type Section struct {
 	ID   string
 	Loop decide.Loop
-	// MaxRounds caps the rounds (1–100).
-	MaxRounds *int
-	// Threshold is the review score at which a review converges (1–10).
-	Threshold *float64
-	// Target is the coverage target in percent for every layer (0–100).
-	Target *float64
-	// Layers maps L1, L2 and L3 to coverage targets in percent.
-	Layers map[string]float64
-	// Stall is the number of stuck rounds that stop the loop (0–100).
-	Stall *int
-	// AuditPartial is "converge" or "revise" (audit.partial).
-	AuditPartial *string
-	// WithoutData is the check run's conclusion when a critique converged
-	// without critique data: "neutral" (the default) or "success".
-	WithoutData *string
-	// Issues says whether fix issues are opened.
-	Issues *bool
-	// MaxIssues caps the fix issues opened per round (1–100).
-	MaxIssues *int
-	// Labels are extra labels for fix issues.
-	Labels []string
-	// Commit says whether accepted test-only changes are pushed (coverage).
-	Commit *bool
-	// TestPatterns are the globs of files a coverage round may change.
-	TestPatterns []string
-	// ForbiddenMarkers are the skip and silencing markers a coverage round
-	// may not add.
-	ForbiddenMarkers []string
-	// Dispatch is the bare file name of the workflow dispatched for the
-	// next round.
-	Dispatch *string
-	// Permission is the least repository permission for /gc commands:
-	// write, maintain or admin (commands.permission).
-	Permission *string
-	// MaxRetries caps the /gc retry grants per PR (commands.max_retries).
-	MaxRetries *int
-	// BotArtifacts are the artifacts a round of the bot downloads from a
-	// completed workflow run (bot.artifacts); nil when not given.
-	BotArtifacts []string
 	// Line is the line of the section's id in the file.
 	Line int
+	Values
 }
 
 // Section returns the section of a loop id, or nil when the file has none.
@@ -158,29 +124,8 @@ func (s *Section) Apply(c *decide.Config) {
 	if s == nil {
 		return
 	}
-	if s.MaxRounds != nil {
-		c.MaxRounds = *s.MaxRounds
-	}
-	if s.Threshold != nil {
-		c.Threshold = *s.Threshold
-	}
-	if s.Target != nil {
-		v := *s.Target
-		c.Target = &v
-	}
-	if s.Stall != nil {
-		c.Stall = *s.Stall
-	}
-	if s.AuditPartial != nil {
-		c.AuditPartial = *s.AuditPartial
-	}
-	if c.Target == nil && s.Layers != nil {
-		layer := normLayer(c.Layer)
-		if layer == "" {
-			layer = "L1"
-		}
-		if v, ok := s.Layers[layer]; ok {
-			c.Target = &v
-		}
-	}
+	set := Settings{Config: *c}
+	set.layer(&s.Values, true)
+	set.Config.Target = layerTarget(set.Config, s.Layers)
+	*c = set.Config
 }

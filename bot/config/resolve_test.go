@@ -33,23 +33,23 @@ func TestApply(t *testing.T) {
 		{"an empty section changes nothing", &Section{},
 			decide.Defaults(decide.Audit), decide.Defaults(decide.Audit)},
 		{"every knob is layered",
-			&Section{MaxRounds: ptr(5), Threshold: ptr(8.5), Target: ptr(90.0), Stall: ptr(0), AuditPartial: ptr("revise")},
+			&Section{Values: Values{MaxRounds: ptr(5), Threshold: ptr(8.5), Target: ptr(90.0), Stall: ptr(0), AuditPartial: ptr("revise")}},
 			decide.Defaults(decide.Review),
 			decide.Config{MaxRounds: 5, Threshold: 8.5, Target: ptr(90.0), Stall: 0, AuditPartial: "revise"}},
 		{"the layer's target is taken when no target is set",
-			&Section{Layers: map[string]float64{"L1": 85, "L2": 65}},
+			&Section{Values: Values{Layers: map[string]float64{"L1": 85, "L2": 65}}},
 			decide.Config{MaxRounds: 3, Threshold: 7, Layer: "l2", Stall: 2, AuditPartial: "converge"},
 			decide.Config{MaxRounds: 3, Threshold: 7, Target: ptr(65.0), Layer: "l2", Stall: 2, AuditPartial: "converge"}},
 		{"no layer takes the L1 target",
-			&Section{Layers: map[string]float64{"L1": 85}},
+			&Section{Values: Values{Layers: map[string]float64{"L1": 85}}},
 			decide.Defaults(decide.Coverage),
 			decide.Config{MaxRounds: 3, Threshold: 7, Target: ptr(85.0), Stall: 2, AuditPartial: "converge"}},
 		{"a layer the section does not set keeps the default",
-			&Section{Layers: map[string]float64{"L1": 85}},
+			&Section{Values: Values{Layers: map[string]float64{"L1": 85}}},
 			decide.Config{MaxRounds: 3, Threshold: 7, Layer: "L3", Stall: 2, AuditPartial: "converge"},
 			decide.Config{MaxRounds: 3, Threshold: 7, Layer: "L3", Stall: 2, AuditPartial: "converge"}},
 		{"a target already set wins over layers",
-			&Section{Layers: map[string]float64{"L1": 85}},
+			&Section{Values: Values{Layers: map[string]float64{"L1": 85}}},
 			decide.Config{MaxRounds: 3, Threshold: 7, Target: ptr(50.0), Stall: 2, AuditPartial: "converge"},
 			decide.Config{MaxRounds: 3, Threshold: 7, Target: ptr(50.0), Stall: 2, AuditPartial: "converge"}},
 	}
@@ -67,7 +67,7 @@ func TestApply(t *testing.T) {
 
 func TestApplyDoesNotAliasTheSection(t *testing.T) {
 	t.Parallel()
-	s := &Section{Target: ptr(70.0)}
+	s := &Section{Values: Values{Target: ptr(70.0)}}
 	var c decide.Config
 	s.Apply(&c)
 	*c.Target = 10
