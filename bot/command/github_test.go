@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/gcloop/gcloop/internal/ghtest"
+	"github.com/gcloop/gcloop/internal/testkit/ghtest"
 )
 
 // setup starts a test server and a go-github client that talks to it, in

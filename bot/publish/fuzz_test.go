@@ -7,7 +7,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/ghtest"
+	"github.com/gcloop/gcloop/internal/testkit/ghtest"
 )
 
 // FuzzIssuePlan feeds hostile task text to the issue planner: it never

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/ghtest"
+	"github.com/gcloop/gcloop/internal/testkit/ghtest"
 )
 
 // memIssues is an in-memory issue tracker that records calls and fails

@@ -21,7 +21,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/coverage/guard"
-	"github.com/gcloop/gcloop/internal/ghtest"
+	"github.com/gcloop/gcloop/internal/testkit/ghtest"
 )
 
 // setup starts a server and a real go-github client pointed at it, in

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/ghtest"
+	"github.com/gcloop/gcloop/internal/testkit/ghtest"
 )
 
 const bot = "github-actions[bot]"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/gcloop/gcloop/internal/ghtest"
+	"github.com/gcloop/gcloop/internal/testkit/ghtest"
 )
 
 func TestSwapWritesOnlyWhatWasRead(t *testing.T) {
