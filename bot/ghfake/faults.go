@@ -17,9 +17,12 @@ import (
 // "*" matches any method.
 type FailRule struct {
 	Pattern string
-	// Status is 401, 403, 429, or a 5xx. A 403 without RateLimitReset is a
-	// secondary rate limit (go-github's *AbuseRateLimitError); with it, a
-	// primary one (X-RateLimit-Remaining: 0, *RateLimitError).
+	// Status is 401, 403, 429, a 5xx, or an answer GitHub gives about the
+	// resource: 404 (gone meanwhile), 409, 410 or 422 (refused). A 403
+	// without RateLimitReset is a secondary rate limit (go-github's
+	// *AbuseRateLimitError); with it, a primary one (X-RateLimit-Remaining:
+	// 0, *RateLimitError). The answers about the resource are validated
+	// against the operation's description like any other response.
 	Status int
 	// Times is how many matching requests fail; 0 means every one.
 	Times int
@@ -35,6 +38,26 @@ type FailRule struct {
 	RateLimitReset time.Time
 	// Message overrides the error body's message.
 	Message string
+	// Errors are the error objects of a 422 (GitHub's validation-error).
+	Errors []FieldError
+}
+
+// FieldError is one entry of a 422's errors: what GitHub refused.
+type FieldError struct {
+	Resource string `json:"resource,omitempty"`
+	Field    string `json:"field,omitempty"`
+	Code     string `json:"code"`
+	Message  string `json:"message,omitempty"`
+}
+
+// resourceAnswer reports whether an injected status is an answer about
+// the resource, one the description may declare for the operation.
+func resourceAnswer(status int) bool {
+	switch status {
+	case http.StatusNotFound, http.StatusConflict, http.StatusGone, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
 }
 
 type failState struct {
@@ -137,6 +160,10 @@ func (s *Server) injectFault(w http.ResponseWriter, method, tmpl, path string) b
 		if msg == "" {
 			msg = "Bad credentials"
 		}
+	case rule.Status == http.StatusUnprocessableEntity:
+		if msg == "" {
+			msg = "Validation Failed"
+		}
 	default:
 		if msg == "" {
 			msg = http.StatusText(rule.Status)
@@ -147,6 +174,10 @@ func (s *Server) injectFault(w http.ResponseWriter, method, tmpl, path string) b
 		w.Header().Set("Retry-After", strconv.Itoa(rule.RetryAfter))
 	case rule.RetryAfter == 0 && (rule.RetryNow || rule.Status >= 500):
 		w.Header().Set("Retry-After", "0")
+	}
+	if len(rule.Errors) > 0 {
+		writeJSON(w, rule.Status, obj{"message": msg, "documentation_url": doc, "errors": rule.Errors})
+		return true
 	}
 	writeError(w, rule.Status, msg, doc)
 	return true

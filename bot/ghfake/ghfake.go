@@ -211,6 +211,22 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
+// RequestLines returns every request received so far as "METHOD /path",
+// with "?query" when it had one, in order: what a test compares with the
+// requests it expects.
+func (s *Server) RequestLines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = r.Method + " " + r.Path
+		if r.RawQuery != "" {
+			out[i] += "?" + r.RawQuery
+		}
+	}
+	return out
+}
+
 // Violations returns every request or response found not to conform to
 // the description, in order.
 func (s *Server) Violations() []string {

@@ -83,7 +83,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, req *http.Request) {
 	}
 
 	status := rec.Code
-	if rt != nil && !injected {
+	if rt != nil && (!injected || (authed && resourceAnswer(status))) {
 		raw := isRawAccept(req.Header.Get("Accept")) && status == http.StatusOK
 		if err := s.spec.validateResponse(vin, status, rec.Header(), rec.Body.Bytes(), raw); err != nil {
 			s.violation("response %d to %s %s (%s): %v", status, req.Method, path, opID, err)
