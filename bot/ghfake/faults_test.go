@@ -24,7 +24,7 @@ func TestInjectedAnswersAboutTheResourceAreValidated(t *testing.T) {
 			rule: ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 422, Errors: []ghfake.FieldError{{Resource: "IssueComment", Field: "body", Code: "custom"}}}},
 		{name: "a 422 without error objects is too",
 			rule: ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 422}},
-		{name: "a 404 on an edit (deleted meanwhile) is what the description declares",
+		{name: "a 404 on an edit (deleted meanwhile), a status the description leaves out",
 			rule: ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 404}},
 		{name: "a 5xx is never validated (GitHub declares none)",
 			rule: ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 502}},
