@@ -14,7 +14,8 @@ import (
 // the path is either an operation's template from the description
 // ("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}") or a
 // concrete path in which "{...}" segments match any one segment. Method
-// "*" matches any method.
+// "*" matches any method. A path on the raw file host (a download_url,
+// "/raw/{owner}/{repo}/{ref}/{path}") makes that download fail.
 type FailRule struct {
 	Pattern string
 	// Status is 401, 403, 429, a 5xx, or an answer GitHub gives about the

@@ -146,6 +146,10 @@ func (s *Server) rateHeaders(h http.Header, req *http.Request) {
 // GitHub's storage it refuses requests that carry an Authorization header
 // and links past their expiry.
 func (s *Server) serveBlob(w http.ResponseWriter, req *http.Request) {
+	if strings.HasPrefix(req.URL.Path, rawPrefix) {
+		s.serveRaw(w, req)
+		return
+	}
 	if req.Header.Get("Authorization") != "" {
 		w.Header().Set("Content-Type", "application/xml")
 		w.WriteHeader(http.StatusBadRequest)
