@@ -305,6 +305,15 @@ func TestFaultsAnswerLikeGitHub(t *testing.T) {
 					t.Errorf("err = %v, want 404 Not Found without Retry-After", err)
 				}
 			}},
+		{"403 refusing the token is no rate limit", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 403, Times: 1, NotPermitted: true},
+			func(t *testing.T, err error) {
+				var er *github.ErrorResponse
+				var ab *github.AbuseRateLimitError
+				var rl *github.RateLimitError
+				if !errors.As(err, &er) || errors.As(err, &ab) || errors.As(err, &rl) || er.Response.StatusCode != 403 || er.Message != "Resource not accessible by integration" {
+					t.Errorf("err = %v, want a plain 403 refusing the token", err)
+				}
+			}},
 		{"401", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 401, Times: 1},
 			func(t *testing.T, err error) {
 				var er *github.ErrorResponse

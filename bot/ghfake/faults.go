@@ -41,6 +41,9 @@ type FailRule struct {
 	Message string
 	// Errors are the error objects of a 422 (GitHub's validation-error).
 	Errors []FieldError
+	// NotPermitted makes a 403 a refusal of the token ("Resource not
+	// accessible by integration"), not a rate limit.
+	NotPermitted bool
 }
 
 // FieldError is one entry of a 422's errors: what GitHub refused.
@@ -145,6 +148,10 @@ func (s *Server) injectFault(w http.ResponseWriter, method, tmpl, path string) b
 	}
 	msg, doc := rule.Message, "https://docs.github.com/rest"
 	switch {
+	case rule.Status == http.StatusForbidden && rule.NotPermitted:
+		if msg == "" {
+			msg = "Resource not accessible by integration"
+		}
 	case rule.Status == http.StatusForbidden && !rule.RateLimitReset.IsZero():
 		w.Header().Set("X-RateLimit-Remaining", "0")
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(rule.RateLimitReset.Unix(), 10))

@@ -18,6 +18,7 @@ type repoState struct {
 	id            int64
 	defaultBranch string
 	perms         map[string]string // lower-case login → level
+	customRoles   map[string]string // custom role → the level it inherits (SetCustomRole)
 	issues        map[int]*issueState
 	comments      map[int64]*commentState
 	labels        []*labelState
