@@ -14,12 +14,16 @@ import (
 // the path is either an operation's template from the description
 // ("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}") or a
 // concrete path in which "{...}" segments match any one segment. Method
-// "*" matches any method. A path on the raw file host (a download_url,
-// "/raw/{owner}/{repo}/{ref}/{path}") makes that download fail.
+// "*" matches any method. A path of the artifact storage the download
+// redirects to ("/artifacts/{id}") or of the raw file host (a
+// download_url, "/raw/{owner}/{repo}/{ref}/{path}") makes that download
+// fail.
 type FailRule struct {
 	Pattern string
-	// Status is 401, 403, 429, a 5xx, or an answer GitHub gives about the
-	// resource: 404 (gone meanwhile), 409, 410 or 422 (refused). A 403
+	// Status is 401, 403, 429, a 5xx, a redirect (3xx, see Location), or
+	// an answer GitHub gives about the resource: 404 (gone meanwhile), 409,
+	// 410 or 422 (refused). Off the API (the artifact storage, the raw
+	// file host) any status is sent as is. A 403
 	// without RateLimitReset is a secondary rate limit (go-github's
 	// *AbuseRateLimitError); with it, a primary one (X-RateLimit-Remaining:
 	// 0, *RateLimitError). The answers about the resource are validated
@@ -44,6 +48,10 @@ type FailRule struct {
 	// NotPermitted makes a 403 a refusal of the token ("Resource not
 	// accessible by integration"), not a rate limit.
 	NotPermitted bool
+	// Location is where a 3xx rule redirects; empty redirects to the
+	// request's own URL (its next request then meets the next rule, or
+	// none).
+	Location string
 }
 
 // FieldError is one entry of a 422's errors: what GitHub refused.
@@ -127,12 +135,13 @@ func matchPattern(pattern, method, tmpl, path string) bool {
 	return true
 }
 
-// injectFault answers with the first matching FailRule, if any.
-func (s *Server) injectFault(w http.ResponseWriter, method, tmpl, path string) bool {
+// injectFault answers req with the first matching FailRule, if any; tmpl
+// is the operation's template ("" off the API) and path req's escaped path.
+func (s *Server) injectFault(w http.ResponseWriter, req *http.Request, tmpl, path string) bool {
 	s.mu.Lock()
 	var rule *FailRule
 	for _, f := range s.fails {
-		if f.left == 0 || !matchPattern(f.rule.Pattern, method, tmpl, path) {
+		if f.left == 0 || !matchPattern(f.rule.Pattern, req.Method, tmpl, path) {
 			continue
 		}
 		if f.left > 0 {
@@ -145,6 +154,15 @@ func (s *Server) injectFault(w http.ResponseWriter, method, tmpl, path string) b
 	s.mu.Unlock()
 	if rule == nil {
 		return false
+	}
+	if rule.Status >= 300 && rule.Status < 400 {
+		loc := rule.Location
+		if loc == "" {
+			loc = req.URL.RequestURI()
+		}
+		w.Header().Set("Location", loc)
+		w.WriteHeader(rule.Status)
+		return true
 	}
 	msg, doc := rule.Message, "https://docs.github.com/rest"
 	switch {
@@ -190,5 +208,3 @@ func (s *Server) injectFault(w http.ResponseWriter, method, tmpl, path string) b
 	writeError(w, rule.Status, msg, doc)
 	return true
 }
-
-// serveBlob is the artifact storage server the download redirects to. Like

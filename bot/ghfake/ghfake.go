@@ -39,22 +39,25 @@ type Server struct {
 	api  *httptest.Server
 	blob *httptest.Server
 
-	mu          sync.Mutex
-	now         func() time.Time
-	repos       map[string]*repoState // by lower-case "owner/name"
-	tokens      map[string]string     // token → login
-	users       map[string]*userState // by lower-case login
-	nextID      int64
-	requests    []Request
-	violations  []string
-	fails       []*failState
-	delays      []delayRule
-	perPage     int
-	artifactTTL time.Duration
-	used        map[string]int // requests per login, for X-RateLimit-*
-	artifacts   map[int64]*artifactState
-	forbidden   map[string]bool // "login scope" → refused (Forbid)
-	start       time.Time
+	mu       sync.Mutex
+	now      func() time.Time
+	repos    map[string]*repoState // by lower-case "owner/name"
+	tokens   map[string]string     // token → login
+	users    map[string]*userState // by lower-case login
+	nextID   int64
+	requests []Request
+	// blobRequests are the requests to the hosts outside the API.
+	blobRequests    []Request
+	streamArtifacts bool
+	violations      []string
+	fails           []*failState
+	delays          []delayRule
+	perPage         int
+	artifactTTL     time.Duration
+	used            map[string]int // requests per login, for X-RateLimit-*
+	artifacts       map[int64]*artifactState
+	forbidden       map[string]bool // "login scope" → refused (Forbid)
+	start           time.Time
 
 	apps     map[int64]*appState  // GitHub Apps by id (app.go)
 	expires  map[string]time.Time // installation token → expiry

@@ -22,13 +22,9 @@ func (s *Server) rawURL(r *repoState, ref, path string) string {
 }
 
 // serveRaw answers GET /raw/{owner}/{repo}/{ref}/{path}: the file's bytes,
-// a token or not, as text/plain; "404: Not Found" for any other. Fault
-// rules whose pattern is such a path apply (a download that fails).
+// a token or not, as text/plain; "404: Not Found" for any other.
 func (s *Server) serveRaw(w http.ResponseWriter, req *http.Request) {
 	path := req.URL.EscapedPath()
-	if s.injectFault(w, req.Method, "", path) {
-		return
-	}
 	parts := strings.SplitN(strings.TrimPrefix(path, rawPrefix), "/", 4)
 	var data []byte
 	found := false

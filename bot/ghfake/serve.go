@@ -5,7 +5,6 @@ package ghfake
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -58,7 +57,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case !authed:
 		writeError(rec, http.StatusUnauthorized, "Bad credentials", "https://docs.github.com/rest")
-	case s.injectFault(rec, req.Method, tmpl, path):
+	case s.injectFault(rec, req, tmpl, path):
 	case rt == nil && pathKnown:
 		s.violation("%s %s: method not allowed by the description", req.Method, path)
 		writeError(rec, http.StatusNotFound, "Not Found", "https://docs.github.com/rest")
@@ -141,49 +140,6 @@ func (s *Server) rateHeaders(h http.Header, req *http.Request) {
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
 	h.Set("X-RateLimit-Resource", "core")
 	h.Set("X-GitHub-Api-Version-Selected", "2022-11-28")
-}
-
-// GitHub's storage it refuses requests that carry an Authorization header
-// and links past their expiry.
-func (s *Server) serveBlob(w http.ResponseWriter, req *http.Request) {
-	if strings.HasPrefix(req.URL.Path, rawPrefix) {
-		s.serveRaw(w, req)
-		return
-	}
-	if req.Header.Get("Authorization") != "" {
-		w.Header().Set("Content-Type", "application/xml")
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `<?xml version="1.0" encoding="utf-8"?><Error><Code>InvalidAuthenticationInfo</Code><Message>Authentication information is not given in the correct format.</Message></Error>`)
-		return
-	}
-	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
-	exp, err := strconv.ParseInt(req.URL.Query().Get("se"), 10, 64)
-	var id int64
-	if err == nil && len(parts) == 2 && parts[0] == "artifacts" {
-		id, err = strconv.ParseInt(parts[1], 10, 64)
-	} else if err == nil {
-		err = fmt.Errorf("bad blob path %q", req.URL.Path)
-	}
-	s.mu.Lock()
-	now := s.now()
-	var data []byte
-	found := false
-	if a, ok := s.artifacts[id]; ok && err == nil && a.token == req.URL.Query().Get("sig") {
-		data, found = a.zip, true
-	}
-	s.mu.Unlock()
-	switch {
-	case !found:
-		w.Header().Set("Content-Type", "application/xml")
-		w.WriteHeader(http.StatusForbidden)
-		_, _ = io.WriteString(w, `<?xml version="1.0" encoding="utf-8"?><Error><Code>AuthenticationFailed</Code></Error>`)
-	case now.Unix() > exp:
-		http.Error(w, "download link expired", http.StatusGone)
-	default:
-		w.Header().Set("Content-Type", "application/zip")
-		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-		_, _ = w.Write(data)
-	}
 }
 
 func isRawAccept(accept string) bool {
