@@ -1,7 +1,8 @@
 package ghfake
 
-// The hosts outside the API: the artifact storage a download redirects to
-// and the raw file host. Their requests are kept apart from the API's.
+// The hosts outside the API: the artifact storage a download redirects to,
+// the raw file host and the web host's OAuth token exchange. Their
+// requests are kept apart from the API's.
 
 import (
 	"fmt"
@@ -22,7 +23,7 @@ func (s *Server) StreamArtifacts(on bool) {
 }
 
 // BlobRequests returns every request the hosts outside the API (the
-// artifact storage, the raw file host) received, in order.
+// artifact storage, the raw file host, the web host) received, in order.
 func (s *Server) BlobRequests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -80,6 +81,8 @@ func (s *Server) serveBlob(w http.ResponseWriter, req *http.Request) {
 	case s.injectFault(sw, req, "", path):
 	case strings.HasPrefix(req.URL.Path, rawPrefix):
 		s.serveRaw(sw, req)
+	case req.URL.Path == "/login/oauth/access_token":
+		s.serveOAuthToken(sw, req)
 	default:
 		s.serveArtifact(sw, req)
 	}

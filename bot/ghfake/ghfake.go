@@ -49,6 +49,8 @@ type Server struct {
 	// blobRequests are the requests to the hosts outside the API.
 	blobRequests    []Request
 	streamArtifacts bool
+	oauthApps       map[string]string    // OAuth client id → secret
+	oauthCodes      map[string]oauthCode // web flow code → what it gives
 	violations      []string
 	fails           []*failState
 	delays          []delayRule

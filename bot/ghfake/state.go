@@ -33,6 +33,7 @@ type repoState struct {
 	checkRuns     map[int64]*checkRunState
 	statuses      []*statusState
 	protected     map[string]bool // branch name → protected (Protect)
+	private       bool            // seen only by its collaborators (SetPrivate)
 }
 
 func (r *repoState) fullName() string { return r.owner + "/" + r.name }
