@@ -206,22 +206,14 @@ func TestDownloadRefusesByTheAnnouncedSizeBeforeAnyRequest(t *testing.T) {
 
 func TestDownloadStopsWellPastTheAnnouncedSize(t *testing.T) {
 	t.Parallel()
-	client, mux := setupAPI(t)
-	blob := newBlob(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
-		for range 64 {
-			w.Write(make([]byte, 4<<10))
-			w.(http.Flusher).Flush() // chunked: no Content-Length to refuse by
-		}
-	})
-	mux.HandleFunc("/repos/o/r/actions/artifacts/7/zip", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Location", blob.URL+"/blob?sig=abc")
-		w.WriteHeader(http.StatusFound)
-	})
+	s, client, run := fakeGitHub(t)
+	id := s.AddArtifact("o", "r", run, "review", make([]byte, 256<<10))
+	s.StreamArtifacts(true) // chunked: no Content-Length to refuse by
 	for _, tc := range []struct {
 		announced int64
 		ok        bool
 	}{{announced: 256 << 10, ok: true}, {announced: 100 << 10}} {
-		sp, err := Download(context.Background(), client.Actions, "o", "r", 7, tc.announced, blob.Client(), Limits{})
+		sp, err := Download(context.Background(), client.Actions, "o", "r", id, tc.announced, &http.Client{}, Limits{})
 		if tc.ok {
 			if err != nil || sp.Size != 256<<10 {
 				t.Fatalf("announced %d: %v", tc.announced, err)

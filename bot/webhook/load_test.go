@@ -21,7 +21,7 @@ import (
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // loadStore is a store the load test runs on.

@@ -20,8 +20,8 @@ const testVersion = "v0.0.0-containertest"
 // maxImageBytes is the size budget of the image.
 const maxImageBytes = 15 << 20
 
-// root is the module root, two levels above this package.
-var root = filepath.Join("..", "..")
+// root is the module root, three levels above this package.
+var root = filepath.Join("..", "..", "..")
 
 var (
 	imageOnce sync.Once

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 	"github.com/jackc/pgx/v5"
 )
 

@@ -8,8 +8,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// root is the module root, two levels above this package.
-var root = filepath.Join("..", "..")
+// root is the module root, three levels above this package.
+var root = filepath.Join("..", "..", "..")
 
 // readRoot reads a file of the repository by its slash path.
 func readRoot(t *testing.T, path string) []byte {
