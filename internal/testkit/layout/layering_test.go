@@ -61,7 +61,6 @@ var layeringAllowed = map[edge]string{
 	{"internal/load", "decide"}:          "internal/load becomes the evidence registry under bot/",
 	{"internal/load", "decide/evidence"}: "internal/load becomes the evidence registry under bot/",
 	{"internal/jsonscan", "decide"}:      "the scanner's errors are decide.ParseErrors; a leaf's own error type ends it",
-	{"decide", "internal/lazyre"}:        "decide compiles its id pattern lazily; a plain regexp.MustCompile ends it",
 }
 
 // githubLibs are the libraries only bot and cmd may import: GitHub's REST
