@@ -19,11 +19,12 @@ import (
 // A delivery without a key is always a head. A new delivery of a key with
 // open ones is not; when a head leaves the open states (done, ignored,
 // dead) or its key, the oldest open delivery of the key becomes the head
-// (promoteFrom). An Add and a head's Finish each change their rows first,
-// then take the key's advisory lock, then promote, in a statement after
-// the lock was taken, and commit: whichever takes the lock second sees
-// what the first committed, so a key never has open deliveries without a
-// head — and the lock is held only for the promotion and the commit.
+// (promoteFrom). An Add and a head's Finish both promote under the key's
+// advisory lock, in a statement after the lock was taken, and then
+// commit: whichever takes the lock second sees what the first committed,
+// so a key never has open deliveries without a head. (A Finish changes
+// its row before it takes the lock, so that the lock is held only for the
+// promotion and the commit.)
 //
 // The flag is a guide, not the rule: a claim still checks, under the
 // key's lock, that no claim holds the key and no older delivery of it is
