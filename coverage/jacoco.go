@@ -117,12 +117,10 @@ func (j *jacocoReader) count(e xml.StartElement, attr string) (int64, error) {
 // optCount reads a count attribute that may be missing: a missing one is
 // zero, a present one must be a non-negative integer.
 func (j *jacocoReader) optCount(e xml.StartElement, attr string) (int64, error) {
-	for _, a := range e.Attr {
-		if a.Name.Local == attr {
-			return j.count(e, attr)
-		}
+	if _, ok := xmlAttr(e, attr); !ok {
+		return 0, nil
 	}
-	return 0, nil
+	return j.count(e, attr)
 }
 
 // line counts one <line nr mi ci> of the open source file. A line without
