@@ -180,7 +180,7 @@ func TestUpstreamMatchesTools(t *testing.T) {
 		t.Run(project, func(t *testing.T) {
 			t.Parallel()
 			used := map[string]bool{}
-			var checked int
+			var checked, differ int
 			for _, f := range readUpstream(t, project) {
 				stated := statedInFile(f)
 				if project == "gcovr" {
@@ -193,6 +193,7 @@ func TestUpstreamMatchesTools(t *testing.T) {
 						diffs = append(diffs, fmt.Sprintf("%s states %d/%d", st.by, st.covered, st.total))
 					}
 				}
+				differ += len(diffs)
 				key := project + "/" + f.rel
 				pattern := explainedBy(key)
 				if f.facts != nil && f.facts.Format == string(FormatJaCoCo) {
@@ -208,6 +209,7 @@ func TestUpstreamMatchesTools(t *testing.T) {
 			if checked == 0 {
 				t.Errorf("no fixture of %s states its lines", project)
 			}
+			t.Logf("%d figures stated by the tools checked, %d differ (explained)", checked, differ)
 			var stale []string
 			for p := range upstreamDiffers {
 				if strings.HasPrefix(p, project+"/") && !used[p] {
