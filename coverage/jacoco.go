@@ -126,10 +126,13 @@ func (j *jacocoReader) optCount(e xml.StartElement, attr string) (int64, error) 
 // line counts one <line nr mi ci> of the open source file. A line without
 // mi and ci (gcovr writes <line nr="6"/>, Sonar's fixtures too) has no
 // instruction counts: it counts nothing, and the source file's LINE counter
-// gives its lines.
+// gives its lines. nr, mb and cb are not counted but must be numbers when
+// present.
 func (j *jacocoReader) line(e xml.StartElement) error {
-	if _, err := j.optCount(e, "nr"); err != nil {
-		return err
+	for _, a := range []string{"nr", "mb", "cb"} { // checked, not counted
+		if _, err := j.optCount(e, a); err != nil {
+			return err
+		}
 	}
 	mi, err := j.optCount(e, "mi")
 	if err != nil {

@@ -117,6 +117,7 @@ func TestReadJaCoCoErrors(t *testing.T) {
 		{"a negative counter", jacocoHead + `<report><package name="p"><sourcefile name="A.java"><counter type="LINE" missed="-1" covered="2"/></sourcefile></package></report>`, `jacoco.xml:1: <counter> missed "-1": want a non-negative integer`},
 		{"a non-numeric line count", "<report><package name=\"p\"><sourcefile name=\"A.java\">\n<line nr=\"1\" mi=\"x\" ci=\"1\"/></sourcefile></package></report>", `jacoco.xml:2: <line> mi "x": want a non-negative integer`},
 		{"a non-numeric line number", `<report><package name="p"><sourcefile name="A.java"><line nr="trash"/></sourcefile></package></report>`, `jacoco.xml:1: <line> nr "trash": want a non-negative integer`},
+		{"a non-numeric branch count", `<report><package name="p"><sourcefile name="A.java"><line nr="1" mi="0" ci="1" mb="0" cb="two"/></sourcefile></package></report>`, `jacoco.xml:1: <line> cb "two": want a non-negative integer`},
 		{"an empty ci", `<report><package name="p"><sourcefile name="A.java"><line nr="1" mi="0" ci=""/></sourcefile></package></report>`, `jacoco.xml:1: <line> ci "": want a non-negative integer`},
 		{"a truncated report", jacocoHead + "<report>\n<package name=\"p\">", "jacoco.xml:2: malformed XML: unexpected EOF"},
 		{"a sourcefile without a name", "<report><package><sourcefile/></package></report>", "jacoco.xml:1: <sourcefile> without a name"},
