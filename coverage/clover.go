@@ -15,9 +15,9 @@ import (
 // statement and a condition on it, or gcovr's one entry per function) is
 // one line, covered when any entry ran — a count above zero, or on a cond
 // line a truecount above zero (a cond line without a count, as Clover
-// itself writes it, also a falsecount above zero). Lines of type method are not
-// statements and are not counted, and <testproject> (the tests' own code)
-// is skipped. A file is named by its path attribute, else by its name;
+// itself writes it, also a falsecount above zero). Lines of type method
+// are not statements and are not counted, and <testproject> (the tests'
+// own code) is skipped. A file is named by its path attribute, else by its name;
 // files listed twice merge line by line. The metrics the report states are
 // not trusted.
 func ReadClover(name string, r io.Reader) (*decide.CoverageFacts, error) {

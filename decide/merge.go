@@ -9,9 +9,9 @@ import (
 
 // Merge combines the evidence of several files (DESIGN §3): findings add
 // up, the same finding reported twice (same file, line, severity, rule id
-// and normalized message) counts once, an explicit score or signal is kept with
-// the file it came from, and two explicit but different scores or signals
-// are an error naming both files.
+// and normalized message) counts once, an explicit score or signal is kept
+// with the file it came from, and two explicit but different scores or
+// signals are an error naming both files.
 func Merge(pieces ...*Evidence) (*Evidence, error) {
 	out := &Evidence{}
 	seen := make(map[string]bool)
@@ -58,8 +58,9 @@ func Merge(pieces ...*Evidence) (*Evidence, error) {
 // severity, rule id where the format has one (Finding.RuleIsID: SARIF's
 // ruleId, Checkstyle's source — not a review's dimension, which its
 // discoveries twin may lack) and normalized message. Two rules at one
-// location are two findings even when their messages read alike. Readers use it to count a finding repeated within one log once, as
-// Merge does across files.
+// location are two findings even when their messages read alike. Readers
+// use it to count a finding repeated within one log once, as Merge does
+// across files.
 func DedupeKey(f Finding) string {
 	return string(AppendDedupeKey(nil, f))
 }
