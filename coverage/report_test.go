@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/report")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/report and testdata/upstream")
 
 func TestReportGolden(t *testing.T) {
 	t.Parallel()
