@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/config"
-	"github.com/gcloop/gcloop/internal/load"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
@@ -86,7 +86,7 @@ func runDecide(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	pieces, err := load.Paths(o.evidence, decide.Loop(o.loop))
+	pieces, err := evidence.ReadPaths(o.evidence, decide.Loop(o.loop))
 	if err != nil {
 		return err
 	}
