@@ -12,9 +12,11 @@ import (
 // Paths expands evidence paths named on a command line into files: a file
 // stands for itself (reading it tells its format), a directory for the
 // regular files under it that a rule of the families in recognises, in
-// name order; symlinks inside a directory are passed over, as they always
-// were for the command line. A path that does not exist, or a directory
-// with no such file, is an error naming it.
+// name order. Symlinks inside a directory are passed over: a person points
+// the command line at files of their own, where a symlink is more likely a
+// build tree's link than evidence (the workspace, which may hold a fork's
+// files, refuses one that leads out instead). A path that does not exist,
+// or a directory with no such file, is an error naming it.
 func Paths(paths []string, in Family) ([]string, error) {
 	var out []string
 	for _, p := range paths {

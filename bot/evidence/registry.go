@@ -92,9 +92,9 @@ func Formats() []Format {
 	return append([]Format(nil), registry...)
 }
 
-// Sniff returns the first format of the families in whose rule recognises
-// the first bytes of a file (only SniffLen of them are looked at); ok is
-// false when none does.
+// Sniff tells the format of a file from its first bytes (only SniffLen of
+// them are looked at): the first format of the registry, among the
+// families in, whose rule recognises them. ok is false when none does.
 func Sniff(head []byte, in Family) (f Format, ok bool) {
 	head = head[:min(len(head), SniffLen)]
 	for _, f := range registry {
