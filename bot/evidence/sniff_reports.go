@@ -45,25 +45,25 @@ func isLCOV(head []byte) bool {
 // isCobertura: a <coverage> root that is not Clover's.
 func isCobertura(head []byte) bool {
 	name, elem := xmlRoot(head)
-	return name == "coverage" && !cloverRoot(elem)
+	return string(name) == "coverage" && !cloverRoot(elem)
 }
 
 // isClover: a <coverage> root with Clover's marks.
 func isClover(head []byte) bool {
 	name, elem := xmlRoot(head)
-	return name == "coverage" && cloverRoot(elem)
+	return string(name) == "coverage" && cloverRoot(elem)
 }
 
 // isJaCoCo: a <report> root.
 func isJaCoCo(head []byte) bool {
 	name, _ := xmlRoot(head)
-	return name == "report"
+	return string(name) == "report"
 }
 
 // isJUnit: a <testsuites> or <testsuite> root.
 func isJUnit(head []byte) bool {
 	name, _ := xmlRoot(head)
-	return name == "testsuites" || name == "testsuite"
+	return string(name) == "testsuites" || string(name) == "testsuite"
 }
 
 // isRunJSON recognises the framework's run-<layer>.json by its keys.
@@ -82,12 +82,12 @@ func isRunJSON(head []byte) bool {
 
 // xmlRoot finds the name of the root element of an XML head, skipping the
 // prolog, comments, processing instructions and a DOCTYPE; elem is the
-// head from the root's "<" on. name is "" when head is no XML or the root
-// is not within it.
-func xmlRoot(head []byte) (name string, elem []byte) {
+// head from the root's "<" on. name is empty when head is no XML or the
+// root is not within it. Both are sub-slices of head: no allocation.
+func xmlRoot(head []byte) (name, elem []byte) {
 	head = reportHead(head)
 	if len(head) == 0 || head[0] != '<' {
-		return "", nil
+		return nil, nil
 	}
 	for len(head) > 0 {
 		head = bytes.TrimLeft(head, " \t\r\n")
@@ -102,19 +102,19 @@ func xmlRoot(head []byte) (name string, elem []byte) {
 		case bytes.HasPrefix(head, []byte("<")):
 			n := bytes.IndexAny(head[1:], " \t\r\n/>")
 			if n < 0 {
-				return "", nil
+				return nil, nil
 			}
-			return string(head[1 : 1+n]), head
+			return head[1 : 1+n], head
 		default:
-			return "", nil
+			return nil, nil
 		}
 		i := bytes.Index(head, end)
 		if i < 0 {
-			return "", nil
+			return nil, nil
 		}
 		head = head[i+len(end):]
 	}
-	return "", nil
+	return nil, nil
 }
 
 // cloverRoot tells Clover from Cobertura, whose roots are both <coverage>:
