@@ -76,7 +76,7 @@ var registry = []Format{
 	{"clover", Coverage, "Clover XML (Istanbul/Jest, PHPUnit, gcovr)", "root `<coverage>` with a `clover` attribute or a first child `<project>`", isClover, coverageOf(coverage.ReadClover), ""},
 	{"jacoco", Coverage, "JaCoCo XML", "root `<report>`", isJaCoCo, coverageOf(coverage.ReadJaCoCo), ""},
 	{"junit", Tests, "JUnit XML (gotestsum, go-junit-report, Jest, Vitest, pytest, Maven Surefire)", "root `<testsuites>` or `<testsuite>`", isJUnit, testsOf(coverage.ReadJUnit), ""},
-	{"run-json", Coverage, "`results/run-<layer>.json` (coverage and test totals)", "a JSON object with `pass_rate`, `tests_passed`, `tests_failed` or `all_passed`", isRunJSON, coverage.ReadRunJSON, ""},
+	{"run-json", Coverage, "`results/run-<layer>.json` (coverage a percentage, `pass_rate` a fraction 0–1, test counts)", "a JSON object with `pass_rate`, `tests_passed`, `tests_failed` or `all_passed`", isRunJSON, coverage.ReadRunJSON, ""},
 	{"sarif", Findings, "SARIF 2.1.0, from any linter or scanner", "a JSON object whose `$schema` names SARIF, or with `version` 2.1.0 and `runs`, or that opens with `runs`", critic.IsSARIF, critic.ReadSARIF, ""},
 	{"validation-report", Findings, "`validation-report.json`", "a JSON object with `total_regressions`, a debt score, `type_check` and `lint_check`, or `regressions` beside `checks` or `passed`; else a name `validation-report*`", critic.IsValidationReport, critic.ReadValidationReport, "validation-report"},
 	{"review-json", Findings, "`review-results.json`", "a JSON object with `review_score` or `gc_signal`", critic.IsReviewJSON, critic.ReadReviewJSON, ""},
