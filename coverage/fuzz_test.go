@@ -101,21 +101,3 @@ func FuzzReadRunJSON(f *testing.F) {
 		}
 	})
 }
-
-func FuzzSniff(f *testing.F) {
-	for _, d := range []string{"go", "lcov", "cobertura", "jacoco", "clover"} {
-		fuzzSeeds(f, d)
-	}
-	f.Add([]byte(`{"pass_rate":1}`))
-	f.Add([]byte("<?xml?><!-- x --><testsuites>"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if Sniff(data) == FormatJUnit {
-			return // junit.go has its own fuzz target
-		}
-		e, _, err := ReadFormat("fuzz", bytes.NewReader(data))
-		fuzzCheck(t, err)
-		if err == nil && e == nil {
-			t.Fatal("nil evidence without an error")
-		}
-	})
-}

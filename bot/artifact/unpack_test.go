@@ -16,9 +16,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/load"
 )
 
 const review = `{"review_score":8,"gc_signal":"CONVERGED","findings":[]}`
@@ -34,7 +34,7 @@ func TestUnpackFeedsOnlyWhatKeepAccepts(t *testing.T) {
 		entry{name: "logs/zeros.bin", data: zeros(4 << 20)})
 	b := &Budget{}
 	var fed []string
-	skipped, err := Unpack("art", bytes.NewReader(data), int64(len(data)), Limits{Budget: 1 << 20}, b, load.SniffLen, load.Known,
+	skipped, err := Unpack("art", bytes.NewReader(data), int64(len(data)), Limits{Budget: 1 << 20}, b, evidence.SniffLen, evidence.Known,
 		func(file string, r io.Reader) error {
 			fed = append(fed, file)
 			_, err := io.Copy(io.Discard, r)
@@ -184,7 +184,7 @@ func TestSpoolInMemoryWhereNoDirectoryCanBeWritten(t *testing.T) {
 	sp.Write(data)
 	sp.Size = int64(len(data))
 	var fed []string
-	if _, err := Unpack("art", sp, sp.Size, Limits{}, &Budget{}, load.SniffLen, load.Known, func(file string, r io.Reader) error {
+	if _, err := Unpack("art", sp, sp.Size, Limits{}, &Budget{}, evidence.SniffLen, evidence.Known, func(file string, r io.Reader) error {
 		fed = append(fed, file)
 		return nil
 	}); err != nil || len(fed) != 1 {
@@ -333,9 +333,9 @@ func FuzzUnpackEvidence(f *testing.F) {
 	const budget = 64 << 10
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := &Budget{}
-		skipped, err := Unpack("art", bytes.NewReader(data), int64(len(data)), Limits{Budget: budget, MaxFiles: 50}, b, load.SniffLen, load.Known,
+		skipped, err := Unpack("art", bytes.NewReader(data), int64(len(data)), Limits{Budget: budget, MaxFiles: 50}, b, evidence.SniffLen, evidence.Known,
 			func(file string, r io.Reader) error {
-				_, err := load.Read("art/"+file, r, decide.Critique) // the loop with a fallback for anything unreadable
+				_, err := evidence.Read("art/"+file, r, decide.Critique) // the loop with a fallback for anything unreadable
 				return err
 			})
 		if b.Used > budget+64<<10 {

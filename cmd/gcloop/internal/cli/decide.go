@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/config"
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/load"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
@@ -85,7 +85,7 @@ func runDecide(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	pieces, err := load.Paths(o.evidence, decide.Loop(o.loop))
+	pieces, err := evidence.ReadPaths(o.evidence, decide.Loop(o.loop))
 	if err != nil {
 		return err
 	}
