@@ -345,7 +345,7 @@ func (w *walker) walk(dir string, ignored bool) error {
 				w.snap.Notes = append(w.snap.Notes, fmt.Sprintf("%s: a nested Git repository, not compared", rel))
 				continue
 			}
-			sub := ignored || w.ignore.excluded(rel, true)
+			sub := ignored || w.ignore.Excluded(rel, true)
 			if sub && !w.trackedDirs[rel] {
 				continue
 			}
@@ -361,7 +361,7 @@ func (w *walker) walk(dir string, ignored bool) error {
 				symlink: t&fs.ModeSymlink != 0,
 				exec:    info.Mode().Perm()&0o100 != 0,
 				size:    info.Size(),
-				ignored: ignored || w.ignore.excluded(rel, false),
+				ignored: ignored || w.ignore.Excluded(rel, false),
 			}
 		}
 	}
