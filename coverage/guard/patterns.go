@@ -96,3 +96,17 @@ func matchAny(pats []pattern, names []string) bool {
 	}
 	return false
 }
+
+// compilePatterns compiles the test patterns, dropping malformed ones.
+func compilePatterns(ps []string) []pattern {
+	if ps == nil {
+		ps = DefaultPatterns
+	}
+	var out []pattern
+	for _, p := range ps {
+		if c, ok := compilePattern(p); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
