@@ -48,6 +48,8 @@ type Scanner struct {
 	sb   []byte
 	nb   []byte
 	kb   []byte // a key kept apart from buf
+	// maxDepth caps the nesting Skip enters; 0 means MaxDepth.
+	maxDepth int
 }
 
 // Off is the file offset of the next unread byte.

@@ -17,7 +17,7 @@ func (s *Scanner) Number() ([]byte, error) {
 	for i < s.end && numByte[s.buf[i]] {
 		i++
 	}
-	if i < s.end && i-s.pos <= MaxNumber {
+	if i < s.end && (i-s.pos <= MaxNumber || s.r == nil) { // FromBytes: in memory already
 		b := s.buf[s.pos:i]
 		s.pos = i
 		return s.checkNumber(b, start)
@@ -119,8 +119,8 @@ func (s *Scanner) Skip(depth int) error {
 	}
 	switch {
 	case c == '{', c == '[':
-		if depth >= MaxDepth {
-			return s.Errorf(s.Off(), "JSON nested deeper than %d levels", MaxDepth)
+		if limit := s.depthLimit(); depth >= limit {
+			return s.Errorf(s.Off(), "JSON nested deeper than %d levels", limit)
 		}
 		s.pos++
 		first := true
