@@ -36,7 +36,7 @@ func TestHeaderRowWithFewerCellsIsNoTable(t *testing.T) {
 	body := "| a |\n|---|---|\n/gc retry"
 	want := []textLine{{1, "| a |"}, {2, "|---|---|"}, {3, "/gc retry"}}
 	if got := textLines(body); !reflect.DeepEqual(got, want) {
-		t.Errorf("textLines(%q) = %q, want %q: GitHub renders no table", body, got, want)
+		t.Errorf("textLines(%q) = %+v, want %+v: GitHub renders no table", body, got, want)
 	}
 	if !fewerHeaderCells(body) {
 		t.Error("fewerHeaderCells misses the case")
@@ -82,7 +82,7 @@ func TestTableCutterAgreesWithGoldmarksTables(t *testing.T) {
 			t.Fatalf("%q: goldmark differs from GitHub on it; TestHeaderRowWithFewerCellsIsNoTable covers it", body)
 		}
 		if got, want := textLines(body), textLinesOf(ref, body); !reflect.DeepEqual(got, want) {
-			t.Errorf("textLines(%q)\n got %q\nwant %q (goldmark's table extension)", body, got, want)
+			t.Errorf("textLines(%q)\n got %+v\nwant %+v (goldmark's table extension)", body, got, want)
 		}
 	}
 }
@@ -124,7 +124,7 @@ func FuzzTableCutter(f *testing.F) {
 			t.Skip("goldmark pads a short header row; GitHub does not")
 		}
 		if got, want := textLines(body), textLinesOf(ref, body); !reflect.DeepEqual(got, want) {
-			t.Errorf("textLines(%q)\n got %q\nwant %q (goldmark's table extension)", body, got, want)
+			t.Errorf("textLines(%q)\n got %+v\nwant %+v (goldmark's table extension)", body, got, want)
 		}
 	})
 }

@@ -110,6 +110,7 @@ func TestExpositionParses(t *testing.T) {
 			"gcloop_websocket_subscribers":     "gauge",
 			"gcloop_websocket_dropped_total":   "counter",
 			"go_gc_duration_seconds":           "summary",
+			"go_gc_gogc_percent":               "gauge",
 			"go_gc_gomemlimit_bytes":           "gauge",
 			"go_goroutines":                    "gauge",
 			"go_info":                          "gauge",
@@ -120,13 +121,20 @@ func TestExpositionParses(t *testing.T) {
 			"process_virtual_memory_max_bytes": "gauge",
 			"process_start_time_seconds":       "gauge",
 		}
-		for _, s := range memStats() {
-			want[s.name] = s.kind.String()
+		for _, name := range memStatGauges {
+			want[name] = "gauge"
+		}
+		for _, name := range []string{"go_memstats_alloc_bytes_total", "go_memstats_mallocs_total", "go_memstats_frees_total"} {
+			want[name] = "counter"
 		}
 		if _, err := os.Stat("/proc/self/statm"); err == nil {
 			want["process_open_fds"] = "gauge"
 			want["process_resident_memory_bytes"] = "gauge"
 			want["process_virtual_memory_bytes"] = "gauge"
+		}
+		if _, err := os.Stat("/proc/self/net/dev"); err == nil {
+			want["process_network_receive_bytes_total"] = "counter"
+			want["process_network_transmit_bytes_total"] = "counter"
 		}
 		for name, typ := range want {
 			f, ok := fams[name]
@@ -204,8 +212,8 @@ func TestExpositionParses(t *testing.T) {
 		if n := fams["go_goroutines"].GetMetric()[0].GetGauge().GetValue(); n < 1 {
 			t.Errorf("go_goroutines = %g", n)
 		}
-		if q := fams["go_gc_duration_seconds"].GetMetric()[0].GetSummary().GetQuantile(); len(q) != len(gcQuantiles) {
-			t.Errorf("go_gc_duration_seconds has %d quantiles, want %d", len(q), len(gcQuantiles))
+		if q := fams["go_gc_duration_seconds"].GetMetric()[0].GetSummary().GetQuantile(); len(q) != 5 {
+			t.Errorf("go_gc_duration_seconds has %d quantiles, want 5 (0, 0.25, 0.5, 0.75, 1)", len(q))
 		}
 	})
 }
@@ -248,58 +256,47 @@ func TestHandlerMethods(t *testing.T) {
 	}
 }
 
-func TestAppendText(t *testing.T) {
+func TestFamiliesAndSeriesAreSorted(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		fams []family
-		want string
-	}{
-		{"counter with labels", []family{{name: "a_total", help: "A.", kind: counter, labels: []string{"x", "y"},
-			samples: []sample{{values: []string{"1", "2"}, value: 3}}}},
-			"# HELP a_total A.\n# TYPE a_total counter\na_total{x=\"1\",y=\"2\"} 3\n"},
-		{"help escapes backslash and newline, not quotes", []family{{name: "g", help: "a\\b\nc \"d\"", kind: gauge, samples: []sample{{value: 0.5}}}},
-			"# HELP g a\\\\b\\nc \"d\"\n# TYPE g gauge\ng 0.5\n"},
-		{"special floats", []family{{name: "g", help: "G.", kind: gauge, labels: []string{"v"}, samples: []sample{
-			{values: []string{"inf"}, value: math.Inf(1)}, {values: []string{"minf"}, value: math.Inf(-1)},
-			{values: []string{"nan"}, value: math.NaN()}, {values: []string{"big"}, value: 1.5e9}, {values: []string{"tiny"}, value: 1e-7}}}},
-			"# HELP g G.\n# TYPE g gauge\ng{v=\"inf\"} +Inf\ng{v=\"minf\"} -Inf\ng{v=\"nan\"} NaN\ng{v=\"big\"} 1.5e+09\ng{v=\"tiny\"} 1e-07\n"},
-		{"histogram", []family{{name: "h", help: "H.", kind: histogram, labels: []string{"r"}, bounds: []float64{0.1, 1},
-			samples: []sample{{values: []string{"x"}, at: []float64{1, 2}, sum: 2.5, count: 3}}}},
-			"# HELP h H.\n# TYPE h histogram\n" +
-				"h_bucket{r=\"x\",le=\"0.1\"} 1\nh_bucket{r=\"x\",le=\"1\"} 2\nh_bucket{r=\"x\",le=\"+Inf\"} 3\n" +
-				"h_sum{r=\"x\"} 2.5\nh_count{r=\"x\"} 3\n"},
-		{"summary without labels", []family{{name: "s", help: "S.", kind: summary, bounds: []float64{0, 1},
-			samples: []sample{{at: []float64{0.25, 0.75}, sum: 1, count: 2}}}},
-			"# HELP s S.\n# TYPE s summary\ns{quantile=\"0\"} 0.25\ns{quantile=\"1\"} 0.75\ns_sum 1\ns_count 2\n"},
+	m := New()
+	for _, o := range [][2]string{{"push", "done"}, {"issue_comment", "done"}, {"issue_comment", "accepted"}} {
+		m.Observe(o[0], o[1], 0)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := string(appendText(nil, tt.fams))
-			if got != tt.want {
-				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
-			}
-			parse(t, []byte(got))
-		})
+	var got []string
+	for line := range strings.Lines(string(get(t, m))) {
+		if name, _, ok := strings.Cut(line, "{"); ok && name == "gcloop_deliveries_total" {
+			got = append(got, strings.TrimSpace(line))
+		}
+	}
+	want := []string{
+		`gcloop_deliveries_total{event="issue_comment",result="accepted"} 1`,
+		`gcloop_deliveries_total{event="issue_comment",result="done"} 1`,
+		`gcloop_deliveries_total{event="push",result="done"} 1`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("series\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	fams, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(fams); i++ {
+		if fams[i-1].GetName() >= fams[i].GetName() {
+			t.Errorf("%s before %s", fams[i-1].GetName(), fams[i].GetName())
+		}
 	}
 }
 
-func TestGatherSorts(t *testing.T) {
-	t.Parallel()
-	var r registry
-	b := newCounterVec("b_total", "B.", "x", "y")
-	b.inc("2", "a")
-	b.inc("1", "b")
-	b.inc("1", "a")
-	empty := newCounterVec("c_total", "C.", "x")
-	r.register(b, empty, funcMetric{name: "a", help: "A.", kind: gauge, value: func() float64 { return 1 }})
-	want := "# HELP a A.\n# TYPE a gauge\na 1\n" +
-		"# HELP b_total B.\n# TYPE b_total counter\n" +
-		"b_total{x=\"1\",y=\"a\"} 1\nb_total{x=\"1\",y=\"b\"} 1\nb_total{x=\"2\",y=\"a\"} 1\n"
-	if got := string(appendText(nil, r.gather())); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
+// memStatGauges are the go_memstats_* gauges; the three counters are
+// named in the test.
+var memStatGauges = []string{
+	"go_memstats_alloc_bytes", "go_memstats_sys_bytes", "go_memstats_heap_alloc_bytes",
+	"go_memstats_heap_sys_bytes", "go_memstats_heap_idle_bytes", "go_memstats_heap_inuse_bytes",
+	"go_memstats_heap_released_bytes", "go_memstats_heap_objects", "go_memstats_stack_inuse_bytes",
+	"go_memstats_stack_sys_bytes", "go_memstats_mspan_inuse_bytes", "go_memstats_mspan_sys_bytes",
+	"go_memstats_mcache_inuse_bytes", "go_memstats_mcache_sys_bytes", "go_memstats_buck_hash_sys_bytes",
+	"go_memstats_gc_sys_bytes", "go_memstats_other_sys_bytes", "go_memstats_next_gc_bytes",
+	"go_memstats_last_gc_time_seconds",
 }
 
 func TestRegisterTwicePanics(t *testing.T) {

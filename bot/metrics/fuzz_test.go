@@ -1,10 +1,13 @@
 package metrics
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // FuzzLabelEscaping sends any label value through Observe: the exposition
@@ -17,9 +20,13 @@ func FuzzLabelEscaping(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		m := New()
 		m.Observe(s, s, time.Second)
-		var r registry // the families at stake, without the runtime's
-		r.register(m.deliveries, m.duration)
-		fams := parse(t, appendText(nil, r.gather()))
+		r := prometheus.NewRegistry() // the families at stake, without the runtime's
+		r.MustRegister(m.deliveries, m.duration)
+		var text bytes.Buffer
+		if err := writeText(&text, r); err != nil {
+			t.Fatal(err)
+		}
+		fams := parse(t, text.Bytes())
 
 		want := clip(s)
 		if len(want) > maxLabel || !utf8.ValidString(want) {

@@ -4,9 +4,10 @@
 // and its health endpoints: /healthz (the process is up) and /readyz (the
 // store and GitHub's auth answer).
 //
-// The registry and the text format are the package's own: linking
-// Prometheus' client library cost every gcloop process, the CLI's
-// one-shot commands too, milliseconds of package initialisation.
+// The registry, the series and the text format are Prometheus' client
+// library's (client_golang), Go's runtime and process metrics its
+// collectors'. Only the bot's server links it: the action's image is built
+// with -tags nobot.
 package metrics
 
 import (
@@ -19,6 +20,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/gcloop/gcloop/bot/event"
 )
 
@@ -27,40 +31,58 @@ const scrapeTimeout = 2 * time.Second
 
 // Metrics is the bot's registry. Its methods are safe for concurrent use.
 type Metrics struct {
-	reg        registry
-	deliveries *counterVec
-	duration   *histogramVec
-	events     *counterVec
-	rounds     *counterVec
-	decisions  *counterVec
-	github     *counterVec
-	refused    *counterVec
+	reg        *prometheus.Registry
+	deliveries *prometheus.CounterVec
+	duration   *prometheus.HistogramVec
+	events     *prometheus.CounterVec
+	rounds     prometheus.Counter
+	decisions  *prometheus.CounterVec
+	github     *prometheus.CounterVec
+	refused    prometheus.Counter
 }
 
 // New returns a registry with the bot's metrics and Go's runtime and
 // process metrics.
 func New() *Metrics {
 	m := &Metrics{
-		deliveries: newCounterVec("gcloop_deliveries_total",
+		reg: prometheus.NewRegistry(),
+		deliveries: counterVec("gcloop_deliveries_total",
 			"Webhook deliveries by event and result: the receiver's (accepted, duplicate, unauthorized, ...) and the workers' (done, ignored, dead, retried, rekeyed, released, lost).",
 			"event", "result"),
-		duration: newHistogramVec("gcloop_delivery_duration_seconds",
+		duration: histogramVec("gcloop_delivery_duration_seconds",
 			"Time to answer a delivery or to work one off, by result.",
 			[]float64{.005, .025, .1, .5, 1, 5, 15, 60, 300}, "result"),
-		events:    newCounterVec("gcloop_events_total", "Events written to the event log, by type.", "type"),
-		rounds:    newCounterVec("gcloop_rounds_total", "Server-side rounds started."),
-		decisions: newCounterVec("gcloop_decisions_total", "Rounds decided, by decision.", "decision"),
-		github: newCounterVec("gcloop_github_requests_total",
+		events: counterVec("gcloop_events_total", "Events written to the event log, by type.", "type"),
+		rounds: prometheus.NewCounter(prometheus.CounterOpts{Name: "gcloop_rounds_total",
+			Help: "Server-side rounds started."}),
+		decisions: counterVec("gcloop_decisions_total", "Rounds decided, by decision.", "decision"),
+		github: counterVec("gcloop_github_requests_total",
 			"Requests sent to GitHub (each attempt), by method and status; status \"error\" when no answer came.",
 			"method", "status"),
-		refused: newCounterVec("gcloop_artifacts_refused_total",
-			"Rounds whose artifacts were refused: over the artifact budget, a zip bomb, unsafe or broken."),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{Name: "gcloop_artifacts_refused_total",
+			Help: "Rounds whose artifacts were refused: over the artifact budget, a zip bomb, unsafe or broken."}),
 	}
-	m.rounds.v.with() // shown from the start, at 0
-	m.refused.v.with()
-	m.reg.register(m.deliveries, m.duration, m.events, m.rounds, m.decisions, m.github, m.refused,
-		goCollector{}, newProcessCollector("/proc", time.Now()))
+	m.reg.MustRegister(m.deliveries, m.duration, m.events, m.rounds, m.decisions, m.github, m.refused,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+func histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
+}
+
+// gaugeFunc and counterFunc are a gauge and a counter without labels
+// whose value is read at each scrape.
+func gaugeFunc(name, help string, value func() float64) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, value)
+}
+
+func counterFunc(name, help string, value func() float64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, value)
 }
 
 // Observe counts one delivery's result; its signature is the webhook
@@ -70,24 +92,24 @@ func (m *Metrics) Observe(event, result string, elapsed time.Duration) {
 		event = "none"
 	}
 	result = clip(result)
-	m.deliveries.inc(clip(event), result)
-	m.duration.observe(elapsed.Seconds(), result)
+	m.deliveries.WithLabelValues(clip(event), result).Inc()
+	m.duration.WithLabelValues(result).Observe(elapsed.Seconds())
 }
 
 // QueueDepth exports depth (the store's Pending) as the gauge
 // gcloop_queue_depth, read at each scrape; a store that does not answer
 // shows -1.
 func (m *Metrics) QueueDepth(depth func(ctx context.Context) (int, error)) {
-	m.reg.register(funcMetric{name: "gcloop_queue_depth", kind: gauge, value: storeRead(depth),
-		help: "Deliveries pending or being worked on, in the shared queue; -1 when the store does not answer."})
+	m.reg.MustRegister(gaugeFunc("gcloop_queue_depth",
+		"Deliveries pending or being worked on, in the shared queue; -1 when the store does not answer.", storeRead(depth)))
 }
 
 // DeadDeliveries exports the number of dead deliveries the store keeps
 // (count, read at each scrape) as the gauge gcloop_deliveries_dead; a
 // store that does not answer shows -1.
 func (m *Metrics) DeadDeliveries(count func(ctx context.Context) (int, error)) {
-	m.reg.register(funcMetric{name: "gcloop_deliveries_dead", kind: gauge, value: storeRead(count),
-		help: "Dead deliveries kept for redelivery: failed for good, or still failing when their retry window ended; -1 when the store does not answer."})
+	m.reg.MustRegister(gaugeFunc("gcloop_deliveries_dead",
+		"Dead deliveries kept for redelivery: failed for good, or still failing when their retry window ended; -1 when the store does not answer.", storeRead(count)))
 }
 
 // storeRead is a gauge's value read from the store at a scrape, bounded by
@@ -107,34 +129,32 @@ func storeRead(read func(ctx context.Context) (int, error)) func() float64 {
 // Subscribers exports the live feed's websocket subscribers (n, read at
 // each scrape) and how many were dropped for falling behind (dropped).
 func (m *Metrics) Subscribers(n func() int, dropped func() int64) {
-	m.reg.register(
-		funcMetric{name: "gcloop_websocket_subscribers", kind: gauge,
-			help:  "Websocket subscribers of the live feed on this replica.",
-			value: func() float64 { return float64(n()) }},
-		funcMetric{name: "gcloop_websocket_dropped_total", kind: counter,
-			help:  "Websocket subscribers closed because their buffer filled (1013).",
-			value: func() float64 { return float64(dropped()) }})
+	m.reg.MustRegister(
+		gaugeFunc("gcloop_websocket_subscribers", "Websocket subscribers of the live feed on this replica.",
+			func() float64 { return float64(n()) }),
+		counterFunc("gcloop_websocket_dropped_total", "Websocket subscribers closed because their buffer filled (1013).",
+			func() float64 { return float64(dropped()) }))
 }
 
 // Event counts an event written to the log: every type, and rounds and
 // decisions (by the data's "decision") on their own.
 func (m *Metrics) Event(e event.Event) {
-	m.events.inc(clip(e.Type))
+	m.events.WithLabelValues(clip(e.Type)).Inc()
 	switch e.Type {
 	case event.Round:
-		m.rounds.inc()
+		m.rounds.Inc()
 	case event.Decision:
 		var d struct {
 			Decision string `json:"decision"`
 		}
 		_ = json.Unmarshal(e.Data, &d)
-		m.decisions.inc(decisionLabel(d.Decision))
+		m.decisions.WithLabelValues(decisionLabel(d.Decision)).Inc()
 	case event.Error:
 		var d struct {
 			Refused bool `json:"refused"`
 		}
 		if json.Unmarshal(e.Data, &d) == nil && d.Refused {
-			m.refused.inc()
+			m.refused.Inc()
 		}
 	}
 }
@@ -205,7 +225,7 @@ func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		status = statusLabel(resp.StatusCode)
 	}
-	t.m.github.inc(method(req.Method), status)
+	t.m.github.WithLabelValues(method(req.Method), status).Inc()
 	return resp, err
 }
 

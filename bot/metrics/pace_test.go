@@ -52,18 +52,28 @@ func TestConfigReads(t *testing.T) {
 	}
 }
 
-// TestDocsListPacingMetrics: docs/bot.md names the pacer's and the
-// config cache's metrics.
-func TestDocsListPacingMetrics(t *testing.T) {
+// TestDocsListMetrics: docs/bot.md names every gcloop_* family the bot
+// exports.
+func TestDocsListMetrics(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "bot.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := New().Pacing()
-	for _, name := range append(append(p.waits.names(), p.blocks.names()...), configReadsName) {
-		if !strings.Contains(string(doc), "`"+name+"`") {
-			t.Errorf("docs/bot.md does not name %s", name)
+	fams, err := populated().reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range fams {
+		if name := f.GetName(); strings.HasPrefix(name, "gcloop_") {
+			n++
+			if !strings.Contains(string(doc), "`"+name+"`") {
+				t.Errorf("docs/bot.md does not name %s", name)
+			}
 		}
+	}
+	if n != 16 {
+		t.Errorf("%d gcloop_* families, want the 16 the bot exports", n)
 	}
 }

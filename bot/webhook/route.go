@@ -38,16 +38,16 @@ type payload struct {
 // one pass, decoding only the members it needs; an error is a payload
 // that is not one JSON object, or whose members have the wrong types.
 func routeOf(event string, body []byte) (route, error) {
-	s := &scanner{b: body}
+	s := newScanner(body)
 	if s.peek() != '{' {
 		return route{}, errors.New("offset 0: want a JSON object")
 	}
 	var p payload
 	if err := s.object(p.top(s)); err != nil {
-		return route{}, err
+		return route{}, s.syntaxError(err)
 	}
 	if err := s.end(); err != nil {
-		return route{}, err
+		return route{}, s.syntaxError(err)
 	}
 	return p.route(event), nil
 }

@@ -1,9 +1,11 @@
 package guard
 
 import (
+	"errors"
 	"fmt"
-	"path"
 	"strings"
+
+	"github.com/gcloop/gcloop/internal/pathmatch"
 )
 
 // DefaultPatterns are the test-path patterns of DESIGN §5.3, one or more per
@@ -25,7 +27,9 @@ var DefaultPatterns = []string{
 //
 //   - A pattern is a sequence of segments separated by "/". Within a
 //     segment, "*" matches any run of characters except "/", "?" one such
-//     character, and "[...]" a class, as in path.Match; "\" escapes.
+//     character, and "[...]" a class as in .gitignore ("!" or "^" negates,
+//     "[:digit:]" and the other POSIX classes); "\" escapes; braces are
+//     literal. Matching goes through doublestar (internal/pathmatch).
 //   - A segment that is exactly "**" matches zero or more whole segments;
 //     a trailing "/**" matches one or more (everything inside a directory,
 //     not the directory name itself).
@@ -45,125 +49,64 @@ var DefaultPatterns = []string{
 //     of the path is ignored. An empty or malformed pattern (see
 //     ValidatePattern) matches nothing.
 func Match(pattern, name string) bool {
-	pat, ok := compilePattern(pattern)
-	if !ok {
-		return false
-	}
-	return pat.match(splitPath(name))
+	pat, err := pathmatch.Compile(pattern)
+	return err == nil && pat.Match(name)
 }
 
 // ValidatePattern reports whether pattern is well-formed: not empty, and
-// every segment valid for path.Match. Configuration readers call it so a
-// typo is an error rather than a pattern that silently matches nothing.
+// every segment a valid glob. Configuration readers call it so a typo is
+// an error rather than a pattern that silently matches nothing.
 func ValidatePattern(pattern string) error {
-	if _, ok := compilePattern(pattern); !ok {
-		if strings.Trim(pattern, "/") == "" {
-			return fmt.Errorf("test pattern %q is empty", pattern)
-		}
+	switch _, err := pathmatch.Compile(pattern); {
+	case errors.Is(err, pathmatch.ErrEmpty):
+		return fmt.Errorf("test pattern %q is empty", pattern)
+	case err != nil:
 		return fmt.Errorf("test pattern %q is malformed (unbalanced [ ] or trailing \\)", pattern)
 	}
 	return nil
 }
 
 // pattern is a compiled test-path pattern.
-type pattern struct {
-	segs     []string // "**" for any depth
-	anchored bool
-}
+type pattern = pathmatch.Pattern
 
-// compilePattern splits p into segments; ok is false for an empty or
-// malformed pattern.
+// compilePattern compiles p; ok is false for an empty or malformed
+// pattern.
 func compilePattern(p string) (pattern, bool) {
-	anchored := strings.HasPrefix(p, "/")
-	dir := strings.HasSuffix(p, "/")
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return pattern{}, false
-	}
-	var segs []string
-	for _, s := range strings.Split(p, "/") {
-		if s == "" || s == "." {
-			continue
-		}
-		if s != "**" {
-			if _, err := path.Match(s, ""); err != nil {
-				return pattern{}, false
-			}
-		}
-		// Collapse runs of "**": they mean the same as one.
-		if s == "**" && len(segs) > 0 && segs[len(segs)-1] == "**" {
-			continue
-		}
-		segs = append(segs, s)
-	}
-	if len(segs) == 0 {
-		return pattern{}, false
-	}
-	if dir && segs[len(segs)-1] != "**" {
-		segs = append(segs, "**")
-	}
-	if !anchored && segs[0] != "**" {
-		segs = append([]string{"**"}, segs...)
-	}
-	return pattern{segs: segs, anchored: anchored}, true
+	c, err := pathmatch.Compile(p)
+	return c, err == nil
 }
 
 // splitPath cleans a repository-relative slash path into its segments.
 func splitPath(name string) []string {
-	name = strings.TrimPrefix(name, "./")
-	name = strings.Trim(path.Clean("/"+name), "/")
+	name = pathmatch.Clean(strings.TrimPrefix(name, "./"))
 	if name == "" {
 		return nil
 	}
 	return strings.Split(name, "/")
 }
 
-// match reports whether the pattern matches the whole path of segments
-// names.
-func (p pattern) match(names []string) bool {
-	if len(names) == 0 {
-		return false
-	}
-	segs := p.segs
-	// A trailing "**" needs at least one segment: "x/**" is "x/*/**".
-	if segs[len(segs)-1] == "**" {
-		segs = append(segs[:len(segs)-1:len(segs)-1], "*", "**")
-	}
-	// reach[j] reports whether the pattern prefix matched so far can end
-	// after names[:j]. Dynamic programming keeps "**" linear in the number
-	// of segments times the path depth.
-	reach := make([]bool, len(names)+1)
-	reach[0] = true
-	for _, s := range segs {
-		next := make([]bool, len(names)+1)
-		if s == "**" {
-			seen := false
-			for j := range reach {
-				seen = seen || reach[j]
-				next[j] = seen
-			}
-		} else {
-			for j := 0; j < len(names); j++ {
-				if reach[j] {
-					if ok, _ := path.Match(s, names[j]); ok {
-						next[j+1] = true
-					}
-				}
-			}
-		}
-		reach = next
-	}
-	// The pattern must consume the whole path: a match ending on a
-	// directory would let "x_test.go/evil.go" pass as a test.
-	return reach[len(names)]
-}
-
-// matchAny reports whether any of the patterns matches name.
+// matchAny reports whether any of the patterns matches the path of
+// segments names.
 func matchAny(pats []pattern, names []string) bool {
+	name := strings.Join(names, "/")
 	for _, p := range pats {
-		if p.match(names) {
+		if p.Match(name) {
 			return true
 		}
 	}
 	return false
+}
+
+// compilePatterns compiles the test patterns, dropping malformed ones.
+func compilePatterns(ps []string) []pattern {
+	if ps == nil {
+		ps = DefaultPatterns
+	}
+	var out []pattern
+	for _, p := range ps {
+		if c, ok := compilePattern(p); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
