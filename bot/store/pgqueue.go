@@ -140,6 +140,11 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 	)
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
+	// The claim's statements are prepared once per connection; a generic
+	// plan PostgreSQL made while the queue was small would go on walking
+	// every pending row once it is deep. Plans made for each call cost a
+	// little planning and always probe the heads' index.
+	b.Queue("SET LOCAL plan_cache_mode = force_custom_plan")
 	b.Queue(expireSQL, MaxAttempts).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var (

@@ -49,13 +49,6 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Postgres, err
 		// The URL may hold a password: pgx's error does not repeat it.
 		return nil, fmt.Errorf("store: database url: %w", err)
 	}
-	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		// The claim's statements are prepared once per connection; a
-		// generic plan made while the queue was small goes on walking
-		// every pending row once it is deep. Plans made for each call
-		// cost a little planning and always take the heads' index.
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect to %s: %w", describe(cfg.ConnConfig), err)

@@ -56,6 +56,15 @@ const (
 	DefaultStoreTimeout = 10 * time.Second
 )
 
+// emptyClaimGap is the least time between two claims of one worker that
+// find nothing. Every queued delivery wakes a worker, but under a burst
+// for one pull request (whose deliveries are worked one at a time) most
+// wake-ups find nothing claimable: without the gap each would cost the
+// store a claim, and a database the planning and a transaction, at the
+// rate deliveries arrive. A claimable delivery waits at most this long
+// for a worker that just looked.
+const emptyClaimGap = 5 * time.Millisecond
+
 // PoolOptions are the pool's optional settings; zero values take the
 // defaults.
 type PoolOptions struct {
@@ -216,12 +225,25 @@ func (p *Pool) poll() {
 	}
 }
 
-// idle waits for a wake-up; false when the pool stops.
-func (p *Pool) idle() bool {
+// idle waits for a wake-up, and then until emptyClaimGap has passed
+// since the claim that found nothing (at), so that a stream of wake-ups
+// costs a stream of claims at most that often; false when the pool stops.
+func (p *Pool) idle(at time.Time) bool {
 	select {
 	case <-p.quit:
 		return false
 	case <-p.wake:
+	}
+	wait := emptyClaimGap - time.Since(at)
+	if wait <= 0 {
+		return true
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-p.quit:
+		return false
+	case <-t.C:
 		return true
 	}
 }
@@ -236,13 +258,14 @@ func (p *Pool) worker(name string) {
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), p.o.StoreTimeout)
+		at := time.Now()
 		d, ok, err := p.q.Claim(ctx, name, p.o.Lease)
 		cancel()
 		if err != nil {
 			p.log.LogAttrs(context.Background(), slog.LevelError, "claim a delivery", slog.String("worker", name), slog.String("error", err.Error()))
 		}
 		if err != nil || !ok {
-			if !p.idle() {
+			if !p.idle(at) {
 				return
 			}
 			continue
