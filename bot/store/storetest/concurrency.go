@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/gcloop/gcloop/bot/store"
 )
@@ -114,49 +113,27 @@ func runConcurrency(t *testing.T, open Open) {
 			held    = make(map[string]string)   // key → id claimed now
 			claimed = make(map[string][]string) // key → ids in claim order
 			count   = make(map[string]int)      // id → claims
-			done    atomic.Int32
 		)
-		total := int32(len(all))
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				worker := fmt.Sprintf("w%d", w)
-				for done.Load() < total {
-					d, ok, err := s.Claim(context.Background(), worker, Long)
-					if err != nil {
-						t.Errorf("Claim: %v", err)
-						return
-					}
-					if !ok {
-						continue
-					}
-					mu.Lock()
-					count[d.ID]++
-					if d.Key != "" {
-						if other, ok := held[d.Key]; ok {
-							t.Errorf("%s claimed %s while %s holds key %s", worker, d.ID, other, d.Key)
-						}
-						held[d.Key] = d.ID
-						claimed[d.Key] = append(claimed[d.Key], d.ID)
-					}
-					mu.Unlock()
-					// The work: others claim meanwhile. The key is let go
-					// just before Finish, so a second claim of it during
-					// the work is caught (one during Finish is not).
-					runtime.Gosched()
-					mu.Lock()
-					delete(held, d.Key)
-					mu.Unlock()
-					if err := s.Finish(context.Background(), d.ID, worker, store.Done); err != nil {
-						t.Errorf("Finish(%s): %v", d.ID, err)
-						return
-					}
-					done.Add(1)
+		runWorkers(t, s, workers, int32(len(all)), func(worker string, d store.Delivery) bool {
+			mu.Lock()
+			count[d.ID]++
+			if d.Key != "" {
+				if other, ok := held[d.Key]; ok {
+					t.Errorf("%s claimed %s while %s holds key %s", worker, d.ID, other, d.Key)
 				}
-			}()
-		}
-		wg.Wait()
+				held[d.Key] = d.ID
+				claimed[d.Key] = append(claimed[d.Key], d.ID)
+			}
+			mu.Unlock()
+			// The work: others claim meanwhile. The key is let go just
+			// before Finish, so a second claim of it during the work is
+			// caught (one during Finish is not).
+			runtime.Gosched()
+			mu.Lock()
+			delete(held, d.Key)
+			mu.Unlock()
+			return true
+		})
 		for _, d := range all {
 			if count[d.ID] != 1 {
 				t.Errorf("%s was claimed %d times; want once", d.ID, count[d.ID])
@@ -182,13 +159,11 @@ func runAddWhileWorking(t *testing.T, open Open) {
 		t.Parallel()
 		s := open(t, store.Options{})
 		const keys, perKey, workers = 3, 40, 4
-		total := int32(keys * perKey)
 		var (
 			wg      sync.WaitGroup
 			mu      sync.Mutex
 			claimed = make(map[string][]string) // key → ids in claim order
 			count   = make(map[string]int)      // id → claims
-			done    atomic.Int32
 		)
 		for k := range keys {
 			wg.Add(1)
@@ -200,38 +175,13 @@ func runAddWhileWorking(t *testing.T, open Open) {
 				}
 			}()
 		}
-		deadline := time.Now().Add(time.Minute)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				worker := fmt.Sprintf("w%d", w)
-				for done.Load() < total {
-					if time.Now().After(deadline) {
-						t.Errorf("%s: %d of %d deliveries worked after a minute: the others are stranded", worker, done.Load(), total)
-						return
-					}
-					d, ok, err := s.Claim(context.Background(), worker, Long)
-					if err != nil {
-						t.Errorf("Claim: %v", err)
-						return
-					}
-					if !ok {
-						runtime.Gosched()
-						continue
-					}
-					mu.Lock()
-					count[d.ID]++
-					claimed[d.Key] = append(claimed[d.Key], d.ID)
-					mu.Unlock()
-					if err := s.Finish(context.Background(), d.ID, worker, store.Done); err != nil {
-						t.Errorf("Finish(%s): %v", d.ID, err)
-						return
-					}
-					done.Add(1)
-				}
-			}()
-		}
+		runWorkers(t, s, workers, keys*perKey, func(_ string, d store.Delivery) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			count[d.ID]++
+			claimed[d.Key] = append(claimed[d.Key], d.ID)
+			return true
+		})
 		wg.Wait()
 		for k := range keys {
 			key := fmt.Sprintf("o/r#%d", k)
@@ -281,53 +231,28 @@ func runRekeyConcurrency(t *testing.T, open Open) {
 			mu    sync.Mutex
 			held  = make(map[string]string) // key → id claimed now
 			count = make(map[string]int)    // id → times done
-			done  atomic.Int32
-			wg    sync.WaitGroup
 		)
-		total := int32(len(all))
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				worker := fmt.Sprintf("w%d", w)
-				for done.Load() < total {
-					d, ok, err := s.Claim(context.Background(), worker, Long)
-					if err != nil {
-						t.Errorf("Claim: %v", err)
-						return
-					}
-					if !ok {
-						runtime.Gosched()
-						continue
-					}
-					if i := strings.IndexByte(d.Key, '@'); i > 0 {
-						pr := "o/r#" + d.ID[1:2]
-						if err := s.Rekey(context.Background(), d.ID, worker, pr); err != nil {
-							t.Errorf("Rekey(%s): %v", d.ID, err)
-							return
-						}
-						continue
-					}
-					mu.Lock()
-					if other, ok := held[d.Key]; ok {
-						t.Errorf("%s claimed %s while %s holds key %s", worker, d.ID, other, d.Key)
-					}
-					held[d.Key] = d.ID
-					mu.Unlock()
-					runtime.Gosched()
-					mu.Lock()
-					delete(held, d.Key)
-					count[d.ID]++
-					mu.Unlock()
-					if err := s.Finish(context.Background(), d.ID, worker, store.Done); err != nil {
-						t.Errorf("Finish(%s): %v", d.ID, err)
-						return
-					}
-					done.Add(1)
+		runWorkers(t, s, workers, int32(len(all)), func(worker string, d store.Delivery) bool {
+			if i := strings.IndexByte(d.Key, '@'); i > 0 {
+				pr := "o/r#" + d.ID[1:2]
+				if err := s.Rekey(context.Background(), d.ID, worker, pr); err != nil {
+					t.Errorf("Rekey(%s): %v", d.ID, err)
 				}
-			}()
-		}
-		wg.Wait()
+				return false
+			}
+			mu.Lock()
+			if other, ok := held[d.Key]; ok {
+				t.Errorf("%s claimed %s while %s holds key %s", worker, d.ID, other, d.Key)
+			}
+			held[d.Key] = d.ID
+			mu.Unlock()
+			runtime.Gosched()
+			mu.Lock()
+			delete(held, d.Key)
+			count[d.ID]++
+			mu.Unlock()
+			return true
+		})
 		for _, d := range all {
 			if count[d.ID] != 1 {
 				t.Errorf("%s was done %d times; want once", d.ID, count[d.ID])
