@@ -96,6 +96,20 @@ func pending(n int) step {
 	}}
 }
 
+// runSteps runs steps in order on a store of its own, in a parallel
+// subtest named name.
+func runSteps(t *testing.T, open Open, name string, steps []step) {
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		s := open(t, store.Options{})
+		for i, st := range steps {
+			if err := st.do(t, s); err != nil {
+				t.Fatalf("step %d (%s): %v", i+1, st.name, err)
+			}
+		}
+	})
+}
+
 func runQueue(t *testing.T, open Open) {
 	tests := []struct {
 		name  string
@@ -168,15 +182,7 @@ func runQueue(t *testing.T, open Open) {
 		}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := open(t, store.Options{})
-			for i, st := range tt.steps {
-				if err := st.do(t, s); err != nil {
-					t.Fatalf("step %d (%s): %v", i+1, st.name, err)
-				}
-			}
-		})
+		runSteps(t, open, tt.name, tt.steps)
 	}
 
 	t.Run("a claimed delivery is the one added", func(t *testing.T) {

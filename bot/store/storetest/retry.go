@@ -173,15 +173,7 @@ func runRetry(t *testing.T, open Open) {
 		}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := open(t, store.Options{})
-			for i, st := range tt.steps {
-				if err := st.do(t, s); err != nil {
-					t.Fatalf("step %d (%s): %v", i+1, st.name, err)
-				}
-			}
-		})
+		runSteps(t, open, tt.name, tt.steps)
 	}
 
 	t.Run("a delivery re-keyed behind a claim that then runs out goes first", func(t *testing.T) {
