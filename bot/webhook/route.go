@@ -96,33 +96,21 @@ func (p *payload) top(s *scanner) func(key []byte) error {
 		case is(key, "number"):
 			return s.integer(&p.number)
 		case is(key, "installation"):
-			if s.null() {
-				p.installation = 0
-				return nil
-			}
-			return s.object(func(key []byte) error {
+			return s.objectOrNull(func() { p.installation = 0 }, func(key []byte) error {
 				if is(key, "id") {
 					return s.integer(&p.installation)
 				}
 				return s.skip()
 			})
 		case is(key, "repository"):
-			if s.null() {
-				p.fullName, p.name, p.ownerLogin = "", "", ""
-				return nil
-			}
-			return s.object(func(key []byte) error {
+			return s.objectOrNull(func() { p.fullName, p.name, p.ownerLogin = "", "", "" }, func(key []byte) error {
 				switch {
 				case is(key, "full_name"):
 					return s.text(&p.fullName)
 				case is(key, "name"):
 					return s.text(&p.name)
 				case is(key, "owner"):
-					if s.null() {
-						p.ownerLogin = ""
-						return nil
-					}
-					return s.object(func(key []byte) error {
+					return s.objectOrNull(func() { p.ownerLogin = "" }, func(key []byte) error {
 						if is(key, "login") {
 							return s.text(&p.ownerLogin)
 						}
@@ -132,11 +120,7 @@ func (p *payload) top(s *scanner) func(key []byte) error {
 				return s.skip()
 			})
 		case is(key, "issue"):
-			if s.null() {
-				p.issueNumber, p.issuePull = 0, false
-				return nil
-			}
-			return s.object(func(key []byte) error {
+			return s.objectOrNull(func() { p.issueNumber, p.issuePull = 0, false }, func(key []byte) error {
 				switch {
 				case is(key, "number"):
 					return s.integer(&p.issueNumber)
@@ -150,22 +134,14 @@ func (p *payload) top(s *scanner) func(key []byte) error {
 				return s.skip()
 			})
 		case is(key, "pull_request"):
-			if s.null() {
-				p.pullNumber = 0
-				return nil
-			}
-			return s.object(func(key []byte) error {
+			return s.objectOrNull(func() { p.pullNumber = 0 }, func(key []byte) error {
 				if is(key, "number") {
 					return s.integer(&p.pullNumber)
 				}
 				return s.skip()
 			})
 		case is(key, "workflow_run"):
-			if s.null() {
-				p.headSHA, p.runPulls, p.runPull, p.runPullKept = "", 0, 0, false
-				return nil
-			}
-			return s.object(p.workflowRun(s))
+			return s.objectOrNull(func() { p.headSHA, p.runPulls, p.runPull, p.runPullKept = "", 0, 0, false }, p.workflowRun(s))
 		}
 		return s.skip()
 	}

@@ -55,6 +55,16 @@ func (s *scanner) object(member func(key []byte) error) error {
 
 // array scans an array, calling elem with the scanner at each element and
 // its index; elem must consume the element.
+// objectOrNull reads an object's members, or a null, for which it calls
+// none: a member that GitHub sends as null when there is nothing to say.
+func (s *scanner) objectOrNull(none func(), member func(key []byte) error) error {
+	if s.null() {
+		none()
+		return nil
+	}
+	return s.object(member)
+}
+
 func (s *scanner) array(elem func(i int) error) error {
 	s.depth++
 	defer func() { s.depth-- }()
