@@ -130,7 +130,7 @@ func (p *profParser) parse() error {
 		if p.cur != "" {
 			p.fastBlocks()
 		}
-		line, ok := s.next()
+		line, ok := s.Next()
 		if !ok {
 			break
 		}
@@ -150,14 +150,14 @@ func (p *profParser) parse() error {
 			return err
 		}
 	}
-	return s.err
+	return s.failure()
 }
 
 // end finishes a whole profile (or its last part): the profile must have
 // had a mode line, and the file being read is closed.
 func (p *profParser) end() error {
 	if !p.modeSeen {
-		return decide.LineError(p.s.name, p.s.line+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
+		return decide.LineError(p.s.name, p.s.Line()+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
 	}
 	return p.closeFile()
 }
@@ -170,7 +170,7 @@ func (p *profParser) modeLine(line []byte) error {
 		return p.s.errorf("unknown cover mode %s (want set, count or atomic)", quoteSnippet(m))
 	}
 	p.modeSeen = true
-	return p.sink.mode(m, p.s.line)
+	return p.sink.mode(m, p.s.Line())
 }
 
 // blockLine reads "file:sl.sc,el.ec stmts count".
@@ -204,7 +204,7 @@ func (p *profParser) blockLine(line []byte) error {
 	}
 	b.sl, b.sc, b.el, b.ec, b.stmts = uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3]), uint32(v[4])
 	b.hit = v[5] > 0
-	b.line = p.s.line
+	b.line = p.s.Line()
 	if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
 		return p.s.errorf("block ends (%d.%d) before it starts (%d.%d)", b.el, b.ec, b.sl, b.sc)
 	}
@@ -214,7 +214,7 @@ func (p *profParser) blockLine(line []byte) error {
 			return err
 		}
 		p.cur = string(file)
-		p.curLine = p.s.line
+		p.curLine = p.s.Line()
 		p.prefix = append(append(p.prefix[:0], file...), ':')
 	}
 	if n := len(p.blocks); n > 0 && !p.unsorted && profLess(&p.blocks[n-1], &b) >= 0 {
@@ -231,7 +231,7 @@ func (p *profParser) blockLine(line []byte) error {
 // consuming, at anything else (another file, an incomplete or unusual
 // line), leaving it to the careful path with its error messages.
 func (p *profParser) fastBlocks() {
-	buf := p.s.window()
+	buf := p.s.Window()
 	pre := p.prefix
 	for len(buf) > len(pre) && bytes.Equal(buf[:len(pre)], pre) {
 		i := len(pre)
@@ -262,8 +262,8 @@ func (p *profParser) fastBlocks() {
 		if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
 			return
 		}
-		p.s.advance(i)
-		b.line = p.s.line
+		p.s.Consume(i, 1)
+		b.line = p.s.Line()
 		if n := len(p.blocks); n > 0 && !p.unsorted && profLess(&p.blocks[n-1], &b) >= 0 {
 			p.unsorted = true
 		}

@@ -35,7 +35,7 @@ func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, er
 		if open {
 			lcovFastDA(s, t)
 		}
-		line, ok := s.next()
+		line, ok := s.Next()
 		if !ok {
 			break
 		}
@@ -62,12 +62,12 @@ func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, er
 			}
 			path = append(path[:0], p...)
 			pathStr = string(path)
-			open, openAt = true, s.line
+			open, openAt = true, s.Line()
 		case string(bytes.TrimSpace(line)) == "end_of_record":
 			if !open {
 				return nil, s.errorf("end_of_record without SF:")
 			}
-			if err := t.end(pathStr, s.line); err != nil {
+			if err := t.end(pathStr, s.Line()); err != nil {
 				return nil, err
 			}
 			open = false
@@ -77,14 +77,14 @@ func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, er
 			return nil, s.errorf("not an LCOV record: %s (want KEY:value or end_of_record)", quoteSnippet(line))
 		}
 	}
-	if s.err != nil {
-		return nil, s.err
+	if err := s.failure(); err != nil {
+		return nil, err
 	}
 	if open {
-		return nil, decide.LineError(name, s.line, "truncated: the record of %q opened at line %d has no end_of_record", pathStr, openAt)
+		return nil, decide.LineError(name, s.Line(), "truncated: the record of %q opened at line %d has no end_of_record", pathStr, openAt)
 	}
 	if len(t.files) == 0 && (t.stream == nil || t.stream.files == 0) {
-		return nil, decide.LineError(name, s.line+1, "no source file record (SF:) in LCOV data")
+		return nil, decide.LineError(name, s.Line()+1, "no source file record (SF:) in LCOV data")
 	}
 	return t.facts(FormatLCOV), nil
 }
@@ -100,7 +100,7 @@ func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, er
 // line takes the byte loop below, which accepts a superset with the same
 // results.
 func lcovFastDA(s *lineScanner, t *lineTally) {
-	buf := s.window()
+	buf := s.Window()
 	cur, unsorted := t.cur, t.unsorted
 	var last uint32
 	if n := len(cur); n > 0 {
@@ -183,8 +183,7 @@ func lcovFastDA(s *lineScanner, t *lineTally) {
 		buf = buf[i+1:]
 	}
 	t.cur, t.unsorted = cur, unsorted
-	s.pos += used
-	s.line += lines
+	s.Consume(used, lines)
 }
 
 // lcovFastKey is lcovKey(b[:min(len(b), 16)]), reading the first eight
