@@ -24,6 +24,9 @@ func NewCapReader(r io.Reader, max int64) *CapReader {
 	return &CapReader{r: r, max: max}
 }
 
+// N is the number of bytes read so far.
+func (c *CapReader) N() int64 { return c.n }
+
 // Over reports whether the input was found longer than the limit.
 func (c *CapReader) Over() bool { return c.over }
 
