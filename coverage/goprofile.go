@@ -234,31 +234,29 @@ func (p *profParser) fastBlocks() {
 	buf := p.s.Window()
 	pre := p.prefix
 	for len(buf) > len(pre) && bytes.Equal(buf[:len(pre)], pre) {
+		var b profBlock
+		var ok bool
 		i := len(pre)
-		var v [6]uint64
-		ok := true
-		for k := 0; k < 6; k++ {
-			j := i
-			var x uint64
-			for i < len(buf) && i-j < 10 {
-				c := buf[i] - '0'
-				if c > 9 {
-					break
-				}
-				x = x*10 + uint64(c)
-				i++
-			}
-			if i == j || i >= len(buf) || buf[i] != profSeps[k] || x > 1<<31 {
-				ok = false
-				break
-			}
-			v[k] = x
-			i++
-		}
-		if !ok {
+		if b.sl, i, ok = profNum(buf, i, '.'); !ok {
 			return
 		}
-		b := profBlock{sl: uint32(v[0]), sc: uint32(v[1]), el: uint32(v[2]), ec: uint32(v[3]), stmts: uint32(v[4]), hit: v[5] > 0}
+		if b.sc, i, ok = profNum(buf, i, ','); !ok {
+			return
+		}
+		if b.el, i, ok = profNum(buf, i, '.'); !ok {
+			return
+		}
+		if b.ec, i, ok = profNum(buf, i, ' '); !ok {
+			return
+		}
+		if b.stmts, i, ok = profNum(buf, i, ' '); !ok {
+			return
+		}
+		var count uint32
+		if count, i, ok = profNum(buf, i, '\n'); !ok {
+			return
+		}
+		b.hit = count > 0
 		if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
 			return
 		}
@@ -272,9 +270,25 @@ func (p *profParser) fastBlocks() {
 	}
 }
 
-// profSeps are the bytes after each number of a block line. The count may
-// have up to 10 digits on the fast path; longer ones take the careful path.
-var profSeps = [6]byte{'.', ',', '.', ' ', ' ', '\n'}
+// profNum reads the number of at most 10 digits and at most 1<<31 at
+// buf[i:], which sep must follow; it returns the number and the index after
+// sep. ok is false for anything else: a longer count, say, takes the
+// careful path.
+func profNum(buf []byte, i int, sep byte) (v uint32, next int, ok bool) {
+	j := i
+	var x uint64
+	for ; i < len(buf) && i-j < 10; i++ {
+		c := buf[i] - '0'
+		if c > 9 {
+			break
+		}
+		x = x*10 + uint64(c)
+	}
+	if i == j || i >= len(buf) || buf[i] != sep || x > 1<<31 {
+		return 0, i, false
+	}
+	return uint32(x), i + 1, true
+}
 
 // closeFile hands the run of blocks just read (and, first, the run left
 // pending by the part before) to the sink.
