@@ -263,8 +263,9 @@ func timeRun(b *testing.B, args ...string) timed {
 	return timed{wall: wall, cpu: user + sys, rssMB: rss / 1024}
 }
 
-// BenchmarkCompareJQ runs the built `gcloop decide` on a SARIF log of
-// 100 000 results beside jq counting them, and `gcloop decide` on a log of
+// BenchmarkCompareJQ runs the built `gcloop decide` on SARIF logs of
+// 100 000 results — verbose (a scanner's, 70 MB) and compact (a linter's,
+// 26 MB) — beside jq counting them, and `gcloop decide` on a log of
 // one finding beside `gcloop version`, the same binary's start with no work
 // (their difference is what the decision itself costs); each as a process,
 // best of five. Use -benchtime=1x.
@@ -276,6 +277,17 @@ func BenchmarkCompareJQ(b *testing.B) {
 	}
 	dir := b.TempDir()
 	big, size := benchSARIFFile(b, 100000)
+	compact := filepath.Join(dir, "compact.sarif")
+	cf, err := os.Create(compact)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := writeCompactSARIF(cf, 100000); err != nil {
+		b.Fatal(err)
+	}
+	if err := cf.Close(); err != nil {
+		b.Fatal(err)
+	}
 	one := filepath.Join(dir, "one.sarif")
 	if err := os.WriteFile(one, []byte(`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t"}},"results":[{"level":"error","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.go"},"region":{"startLine":1}}}]}]}]}`), 0o644); err != nil {
 		b.Fatal(err)
@@ -291,6 +303,8 @@ func BenchmarkCompareJQ(b *testing.B) {
 	}{
 		{"jq-count-100k", []string{"jq", "[.runs[].results[]] | length", big}},
 		{"decide-100k", []string{gcloop, "decide", "--format", "json", big}},
+		{"jq-count-compact", []string{"jq", "[.runs[].results[]] | length", compact}},
+		{"decide-compact", []string{gcloop, "decide", "--format", "json", compact}},
 		{"decide-one", []string{gcloop, "decide", "--format", "json", one}},
 		{"start-only", []string{gcloop, "version"}},
 	}
