@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"runtime"
 
 	"github.com/gcloop/gcloop/decide"
 )
@@ -54,8 +53,7 @@ type lcovSplit struct {
 
 // streamLCOVParts is the second pass of StreamLCOV: in parts when there are
 // several cores and the input is large, else line by line.
-func streamLCOVParts(name string, r io.Reader, t *lineTally, size int64) (*decide.CoverageFacts, error) {
-	sp := lcovSplit{workers: runtime.GOMAXPROCS(0), partSize: lcovPartSize, maxPart: lcovMaxPart}
+func streamLCOVParts(name string, r io.Reader, t *lineTally, size int64, sp lcovSplit) (*decide.CoverageFacts, error) {
 	if sp.workers < 2 || size < lcovMinParallel {
 		return readLCOV(name, r, t)
 	}

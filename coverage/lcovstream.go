@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lines"
@@ -24,6 +25,11 @@ import (
 // as ReadLCOV does, and they are emitted at the end. A hash collision only
 // makes a file wait for the end; it never changes a result.
 func StreamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage)) (*decide.CoverageFacts, error) {
+	return streamLCOV(name, r, emit, lcovSplit{workers: runtime.GOMAXPROCS(0), partSize: lcovPartSize, maxPart: lcovMaxPart})
+}
+
+// streamLCOV is StreamLCOV with its second pass in parts as sp says.
+func streamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage), sp lcovSplit) (*decide.CoverageFacts, error) {
 	seed := maphash.MakeSeed()
 	counted := lines.NewCapReader(r, math.MaxInt64) // counts the bytes
 	repeated, distinct, err := lcovRepeatedPaths(seed, counted, streamBufSize)
@@ -37,7 +43,7 @@ func StreamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage)) (*
 	var c *decide.CoverageFacts
 	if distinct <= MaxFiles { // past it, the tally reports the error as ReadLCOV does
 		t.stream = &lineStream{seed: seed, repeated: repeated, emit: emit}
-		c, err = streamLCOVParts(name, r, t, counted.N())
+		c, err = streamLCOVParts(name, r, t, counted.N(), sp)
 	} else {
 		c, err = readLCOV(name, r, t)
 	}
