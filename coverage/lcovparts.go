@@ -26,8 +26,9 @@ import (
 const (
 	// lcovPartSize is the size parts are cut at.
 	lcovPartSize = 1 << 20
-	// lcovMaxPart bounds a part that must grow to hold a long record.
-	lcovMaxPart = 16 << 20
+	// lcovMaxPart bounds a part that must grow to hold a long record (at
+	// most about six parts are in memory at once).
+	lcovMaxPart = 4 << 20
 	// lcovMinParallel is the smallest input read in parts.
 	lcovMinParallel = 4 << 20
 )
