@@ -28,7 +28,7 @@ const (
 	lcovPartSize = 1 << 20
 	// lcovMaxPart bounds a part that must grow to hold a long record (at
 	// most about six parts are in memory at once).
-	lcovMaxPart = 4 << 20
+	lcovMaxPart = 2 << 20
 	// lcovMinParallel is the smallest input read in parts.
 	lcovMinParallel = 4 << 20
 )
@@ -63,9 +63,9 @@ func streamLCOVParts(name string, r io.Reader, t *lineTally, size int64, sp lcov
 
 // readParts reads r in parts into the streaming tally t.
 func (t *lineTally) readParts(name string, r io.Reader, sp lcovSplit) (*decide.CoverageFacts, error) {
-	ch := &lcovChunker{r: r, sp: sp, stop: make(chan struct{}), ended: make(chan struct{}), pool: make(chan []byte, 4*sp.workers+2)}
-	queue := make(chan *lcovPart, 2*sp.workers)
-	work := make(chan *lcovPart, 2*sp.workers)
+	ch := &lcovChunker{r: r, sp: sp, stop: make(chan struct{}), ended: make(chan struct{}), pool: make(chan []byte, 2*sp.workers+2)}
+	queue := make(chan *lcovPart, sp.workers)
+	work := make(chan *lcovPart, sp.workers)
 	go ch.run(queue, work)
 	for i := 0; i < sp.workers; i++ {
 		go func() {
@@ -222,7 +222,10 @@ func (c *lcovChunker) next() (p *lcovPart, last bool, err error) {
 			return &lcovPart{data: buf[:n], buf: buf, done: make(chan struct{})}, true, nil
 		}
 		if cut := lastSF(buf[:n]); cut > 0 {
-			c.carry = append([]byte(nil), buf[cut:n]...)
+			// The carry stays in this buffer, past the part's data: only
+			// the chunker writes into buffers, and it copies the carry out
+			// first (a copy within one buffer when it is reused at once).
+			c.carry = buf[cut:n]
 			return &lcovPart{data: buf[:cut], buf: buf, done: make(chan struct{})}, false, nil
 		}
 		if len(buf) >= c.sp.maxPart {
@@ -248,9 +251,6 @@ func lastSF(b []byte) int {
 
 // recycle returns a part's buffer for reuse.
 func (c *lcovChunker) recycle(buf []byte) {
-	if len(buf) != c.sp.partSize {
-		return
-	}
 	select {
 	case c.pool <- buf:
 	default:
