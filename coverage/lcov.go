@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
+	"slices"
 
 	"github.com/gcloop/gcloop/decide"
 )
@@ -118,84 +119,117 @@ func lcovFastDA(s *lineScanner, t *lineTally) {
 	if n := len(cur); n > 0 {
 		last = cur[n-1].line
 	}
-	used, lines := 0, 0
-	for len(buf) > 6 {
-		if buf[0] != 'D' || buf[1] != 'A' || buf[2] != ':' {
-			// Skip the other records of the open file (FN, FNDA, BRDA,
-			// LF, LH, ...); SF and end_of_record take the careful path.
-			if buf[0] == 'S' || !lcovFastKey(buf) {
-				break
-			}
-			nl := indexNL(buf)
-			if nl < 0 {
-				break
-			}
-			used += nl + 1
-			lines++
-			buf = buf[nl+1:]
-			continue
+	p, lines := 0, 0
+	for {
+		if cap(cur)-len(cur) < 256 {
+			cur = slices.Grow(cur, 256)
 		}
-		var ln uint32
-		var hit bool
-		var i int
-		if len(buf) >= 3+8+1+8 {
-			// "DA:" up to 7 digits "," up to 7 digits "\n".
-			x := binary.LittleEndian.Uint64(buf[3:])
-			n := swarDigits(x)
-			if n == 0 || n == 8 || byte(x>>(8*n)) != ',' {
-				goto slow
-			}
-			y := binary.LittleEndian.Uint64(buf[4+n:])
-			k := swarDigits(y)
-			if k == 0 || k == 8 || byte(y>>(8*k)) != '\n' {
-				goto slow
-			}
-			ln = swarParse(x, n)
-			hit = (y^0x3030303030303030)&(1<<(8*k)-1) != 0
-			i = 4 + n + k
-			goto add
+		room := cur[len(cur):cap(cur)]
+		used, n, l, u := lcovDARun(buf[p:], room, last)
+		cur = cur[:len(cur)+n]
+		p += used
+		lines += n
+		unsorted = unsorted || u
+		last = l
+		if n == len(room) {
+			continue // room is full: more may follow
 		}
-	slow:
-		i = 3
-		ln = 0
-		for n := 0; i < len(buf) && n < 9; i, n = i+1, n+1 {
-			c := buf[i] - '0'
-			if c > 9 {
-				break
-			}
-			ln = ln*10 + uint32(c)
-		}
-		if i == 3 || i >= len(buf) || buf[i] != ',' {
+		adv, ln, hit, da := lcovOtherLine(buf[p:])
+		if adv == 0 {
 			break
 		}
-		i++
-		{
-			j := i
-			hit = false
-			for i < len(buf) && i-j < 20 {
-				c := buf[i]
-				if c < '0' || c > '9' {
-					break
-				}
-				hit = hit || c != '0'
-				i++
-			}
-			if i == j || i >= len(buf) || buf[i] != '\n' {
-				break
-			}
+		if da {
+			unsorted = unsorted || ln <= last
+			last = ln
+			cur = append(cur, lineHit{ln, hit})
 		}
-	add:
-		if len(cur) > 0 && ln <= last {
-			unsorted = true
-		}
-		last = ln
-		cur = append(cur, lineHit{ln, hit})
-		used += i + 1
+		p += adv
 		lines++
-		buf = buf[i+1:]
 	}
 	t.cur, t.unsorted = cur, unsorted
-	s.Consume(used, lines)
+	s.Consume(p, lines)
+}
+
+// lcovDARun is lcovFastDA's hot loop: it parses the lines at the start of
+// buf of the form "DA:", up to 7 digits, ",", up to 7 digits, "\n" that lie
+// within 20 bytes of buf, into dst, until dst is full or another line
+// comes. It returns the bytes and lines used, the last line number, and
+// whether a line number was not above the one before (the first is
+// compared with last; a record whose first line is 0 is then sorted, to
+// the same result).
+func lcovDARun(buf []byte, dst []lineHit, last uint32) (used, n int, lastOut uint32, unsorted bool) {
+	p := 0
+	for n < len(dst) && p+20 <= len(buf) {
+		a := (*[20]byte)(buf[p : p+20])
+		if uint32(a[0])|uint32(a[1])<<8|uint32(a[2])<<16 != 'D'|'A'<<8|':'<<16 {
+			break
+		}
+		x := binary.LittleEndian.Uint64(a[3:11])
+		nd := swarDigits(x)
+		if uint(nd-1) >= 7 || byte(x>>(8*nd)) != ',' {
+			break
+		}
+		y := binary.LittleEndian.Uint64(a[4+nd : 12+nd])
+		k := swarDigits(y)
+		if uint(k-1) >= 7 || byte(y>>(8*k)) != '\n' {
+			break
+		}
+		ln := swarParse(x, nd)
+		unsorted = unsorted || ln <= last
+		last = ln
+		dst[n] = lineHit{ln, (y^0x3030303030303030)&(1<<(8*k)-1) != 0}
+		n++
+		p += 5 + nd + k
+	}
+	return p, n, last, unsorted
+}
+
+// lcovOtherLine is lcovFastDA's path for any line but a plain DA line with
+// short numbers that ends within the window: a DA line (da set, its line
+// and hit stored) or another record of the open file it skips (FN, FNDA,
+// BRDA, LF, LH, ...). It returns the line's length with its "\n", or 0 for
+// a line the careful path must read: SF:, end_of_record, anything
+// unusual, a line not whole in b.
+func lcovOtherLine(b []byte) (adv int, line uint32, hit, da bool) {
+	if len(b) < 7 {
+		return 0, 0, false, false
+	}
+	if b[0] != 'D' || b[1] != 'A' || b[2] != ':' {
+		if b[0] == 'S' || !lcovFastKey(b) {
+			return 0, 0, false, false
+		}
+		nl := indexNL(b)
+		if nl < 0 {
+			return 0, 0, false, false
+		}
+		return nl + 1, 0, false, false
+	}
+	i := 3
+	var ln uint32
+	for n := 0; i < len(b) && n < 9; i, n = i+1, n+1 {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		ln = ln*10 + uint32(c)
+	}
+	if i == 3 || i >= len(b) || b[i] != ',' {
+		return 0, 0, false, false
+	}
+	i++
+	j := i
+	for i < len(b) && i-j < 20 {
+		c := b[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		hit = hit || c != '0'
+		i++
+	}
+	if i == j || i >= len(b) || b[i] != '\n' {
+		return 0, 0, false, false
+	}
+	return i + 1, ln, hit, true
 }
 
 // lcovFastKey is lcovKey(b[:min(len(b), 16)]), reading the first eight
