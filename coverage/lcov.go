@@ -109,9 +109,9 @@ func lcovNoRecord(name string, line int) error {
 // checksum, "\r", a long number), leaving it to the careful path.
 //
 // Most DA lines have numbers of at most seven digits; those are read eight
-// bytes at a time (see swarDigits) without a branch per byte. Any other
-// line takes the byte loop below, which accepts a superset with the same
-// results.
+// bytes at a time (see swarDigits) without a branch per byte, in the small
+// loop of lcovDARun. Any other line takes lcovOtherLine's byte loop, which
+// accepts a superset with the same results.
 func lcovFastDA(s *lineScanner, t *lineTally) {
 	buf := s.Window()
 	cur, unsorted := t.cur, t.unsorted
