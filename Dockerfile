@@ -8,7 +8,7 @@
 # Dockerfile`). Dockerfile.release takes prebuilt static binaries instead:
 # the release workflow builds them with `go build` and publishes that image,
 # and the container tests build it here with no pulls. Their final stages
-# are the same instructions (internal/imagetest checks it).
+# are the same instructions (internal/testkit/imagetest checks it).
 
 FROM golang:1.26-bookworm AS build
 # Set by whoever builds (a tag such as v1.2.0); empty reports "devel".

@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"encoding/xml"
+	"fmt"
 	"io"
 
 	"github.com/gcloop/gcloop/decide"
@@ -10,11 +11,13 @@ import (
 
 // ReadClover reads a Clover XML report (Istanbul/Jest's default, PHPUnit,
 // gcovr). Coverage is line coverage over the distinct <line>s of type stmt
-// or cond of each <file> under <project>: a line is covered when its count
-// is above zero (a cond line without a count, as older Clover writes it,
-// when its truecount or falsecount is). Lines of type method are not
-// statements and are not counted, and <testproject> (the tests' own code)
-// is skipped. A file is named by its path attribute, else by its name;
+// or cond of each <file> under <project>: a line listed more than once (a
+// statement and a condition on it, or gcovr's one entry per function) is
+// one line, covered when any entry ran — a count above zero, or on a cond
+// line a truecount above zero (a cond line without a count, as Clover
+// itself writes it, also a falsecount above zero). Lines of type method
+// are not statements and are not counted, and <testproject> (the tests'
+// own code) is skipped. A file is named by its path attribute, else by its name;
 // files listed twice merge line by line. The metrics the report states are
 // not trusted.
 func ReadClover(name string, r io.Reader) (*decide.CoverageFacts, error) {
@@ -78,18 +81,42 @@ func cloverLine(name string, at int, e xml.StartElement, t *lineTally) error {
 	if !ok || n < 1 || n > 1<<31 {
 		return decide.LineError(name, at, "<line> num %q: want a line number", num)
 	}
-	counts := []string{"count"}
-	if typ == "cond" && xmlsafe.Attr(e, "count") == "" {
-		counts = []string{"truecount", "falsecount"}
-	}
-	hit := false
-	for _, a := range counts {
-		h, bad := xmlCount(xmlsafe.Attr(e, a))
-		if bad != "" {
-			return decide.LineError(name, at, "<line num=\"%d\"> %s %q: %s", n, a, xmlsafe.Attr(e, a), bad)
-		}
-		hit = hit || h
+	hit, err := cloverHit(typ, e)
+	if err != "" {
+		return decide.LineError(name, at, "<line num=\"%d\"> %s", n, err)
 	}
 	t.add(uint32(n), hit)
 	return nil
+}
+
+// cloverHit says whether a stmt or cond <line> ran; err names the bad
+// attribute. A count above zero is a hit. A cond line in Clover's own form
+// has no count: its truecount and falsecount are how often the condition
+// was true and false, and either above zero is a hit. Istanbul writes a
+// count on cond lines too, with truecount the branches taken (above zero
+// is a hit) and falsecount the branches not taken, which says nothing
+// about the line having run.
+func cloverHit(typ string, e xml.StartElement) (hit bool, err string) {
+	_, hasCount := xmlAttr(e, "count")
+	var attrs []string
+	switch {
+	case typ == "stmt":
+		attrs = []string{"count"}
+	case hasCount:
+		attrs = []string{"count", "truecount"}
+	default:
+		attrs = []string{"truecount", "falsecount"}
+	}
+	for _, a := range attrs {
+		v, ok := xmlAttr(e, a)
+		if !ok && a == "truecount" && hasCount {
+			continue // Istanbul's truecount is optional beside a count
+		}
+		h, bad := xmlCount(v)
+		if bad != "" {
+			return false, fmt.Sprintf("%s %q: %s", a, v, bad)
+		}
+		hit = hit || h
+	}
+	return hit, ""
 }

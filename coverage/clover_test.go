@@ -34,6 +34,28 @@ func TestReadClover(t *testing.T) {
 			want: &decide.CoverageFacts{Format: "clover", Covered: 1, Total: 1, Files: []decide.FileCoverage{{Path: "b.php", Covered: 1, Total: 1}}},
 		},
 		{
+			name: "a statement and a condition on one line, as Clover writes them, are one line",
+			in: `<coverage clover="4.4.1"><project><package name="p"><file name="A.java" path="/w/A.java">
+<line num="5" type="stmt" count="0"/><line num="5" type="cond" truecount="1" falsecount="0"/>
+<line num="6" type="stmt" count="0"/><line num="6" type="cond" truecount="0" falsecount="0"/>
+<line num="7" type="cond" truecount="0" falsecount="4"/></file></package></project></coverage>`,
+			want: &decide.CoverageFacts{Format: "clover", Covered: 2, Total: 3, Files: []decide.FileCoverage{{Path: "/w/A.java", Covered: 2, Total: 3}}},
+		},
+		{
+			name: "Istanbul's falsecount counts branches not taken: it does not cover a line, a truecount does",
+			in: `<coverage clover="3.2.0"><project><file name="m.js" path="/w/m.js">
+<line num="9" count="0" type="cond" truecount="0" falsecount="2"/><line num="10" count="0" type="cond" truecount="1" falsecount="1"/><line num="11" count="4" type="cond"/>
+</file></project></coverage>`,
+			want: &decide.CoverageFacts{Format: "clover", Covered: 2, Total: 3, Files: []decide.FileCoverage{{Path: "/w/m.js", Covered: 2, Total: 3}}},
+		},
+		{
+			name: "gcovr lists a line once per function: covered when any function ran it",
+			in: `<coverage><project><package name="root"><file name="main.cpp" path="main.cpp">
+<line num="8" type="stmt" count="0"/><line num="8" type="stmt" count="2"/><line num="9" type="stmt" count="0"/><line num="9" type="stmt" count="0"/>
+</file></package></project></coverage>`,
+			want: &decide.CoverageFacts{Format: "clover", Covered: 1, Total: 2, Files: []decide.FileCoverage{{Path: "main.cpp", Covered: 1, Total: 2}}},
+		},
+		{
 			name: "the testproject and the stated metrics are not read",
 			in: `<coverage><project><metrics statements="99" coveredstatements="99"/><file path="c"><line num="1" type="stmt" count="0"/></file></project>
 <testproject><file path="t"><line num="1" type="stmt" count="1"/></file></testproject></coverage>`,
@@ -68,6 +90,9 @@ func TestReadCloverErrors(t *testing.T) {
 		{"a bad line number", `<coverage><project><file name="a"><line num="x" type="stmt" count="1"/></file></project></coverage>`, `clover.xml:1: <line> num "x": want a line number`},
 		{"a negative count", "<coverage><project><file name=\"a\">\n<line num=\"2\" type=\"stmt\" count=\"-1\"/></file></project></coverage>", `clover.xml:2: <line num="2"> count "-1": negative count`},
 		{"a cond line without any count", `<coverage><project><file name="a"><line num="2" type="cond"/></file></project></coverage>`, `clover.xml:1: <line num="2"> truecount "": want a count`},
+		{"a stmt line without a count", `<coverage><project><file name="a"><line num="2" type="stmt"/></file></project></coverage>`, `clover.xml:1: <line num="2"> count "": want a count`},
+		{"a cond line without count or falsecount", `<coverage><project><file name="a"><line num="2" type="cond" truecount="1"/></file></project></coverage>`, `clover.xml:1: <line num="2"> falsecount "": want a count`},
+		{"a bad truecount beside a count", `<coverage><project><file name="a"><line num="3" type="cond" count="1" truecount="x"/></file></project></coverage>`, `clover.xml:1: <line num="3"> truecount "x": want a count`},
 		{"an internal DTD subset", `<!DOCTYPE coverage [<!ENTITY x "y">]><coverage/>`, "clover.xml:1: refused XML"},
 		{"a truncated file", "<coverage clover=\"1\"><project>\n<file name=\"a\">", "clover.xml:2: malformed XML: unexpected EOF"},
 	}
@@ -99,9 +124,6 @@ func TestReadCloverMatchesTools(t *testing.T) {
 		t.Run(tt.fixture, func(t *testing.T) {
 			t.Parallel()
 			data := readFixture(t, tt.fixture)
-			if got := Sniff(data); got != FormatClover {
-				t.Fatalf("Sniff = %q, want clover", got)
-			}
 			facts, err := ReadClover(tt.fixture, bytes.NewReader(data))
 			if err != nil {
 				t.Fatal(err)

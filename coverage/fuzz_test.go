@@ -76,12 +76,17 @@ func FuzzReadCobertura(f *testing.F) {
 }
 
 func FuzzReadClover(f *testing.F) {
-	fuzzSeeds(f, "clover", `<coverage clover="3"><project><file path="a"><line num="1" type="cond" truecount="1" falsecount="0"/></file></project></coverage>`)
+	fuzzSeeds(f, "clover", `<coverage clover="3"><project><file path="a"><line num="1" type="cond" truecount="1" falsecount="0"/></file></project></coverage>`,
+		`<coverage><project><file path="m.js"><line num="9" count="0" type="cond" truecount="1" falsecount="2"/><line num="9" type="stmt" count="0"/></file></project></coverage>`)
+	fuzzSeeds(f, "upstream/php-code-coverage/tests/_files/Report/OpenClover")
+	fuzzSeeds(f, "upstream/gcovr/const-functions/reference/gcc-14")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzCoverage(t, data, ReadClover) })
 }
 
 func FuzzReadJaCoCo(f *testing.F) {
-	fuzzSeeds(f, "jacoco", jacocoHead+`<report><package name="p"><sourcefile name="A"><counter type="LINE" missed="1" covered="2"/></sourcefile></package></report>`)
+	fuzzSeeds(f, "jacoco", jacocoHead+`<report><package name="p"><sourcefile name="A"><counter type="LINE" missed="1" covered="2"/></sourcefile></package></report>`,
+		`<report><package name="p"><sourcefile name="A"><line nr="1"/><line nr="2" ci="1"/><line nr="3" mi=""/></sourcefile></package></report>`)
+	fuzzSeeds(f, "upstream/sonar-jacoco/src/test/resources")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzCoverage(t, data, ReadJaCoCo) })
 }
 
@@ -93,24 +98,6 @@ func FuzzReadRunJSON(f *testing.F) {
 		fuzzCheck(t, err)
 		if err == nil && e.Coverage == nil {
 			t.Fatal("no coverage facts")
-		}
-	})
-}
-
-func FuzzSniff(f *testing.F) {
-	for _, d := range []string{"go", "lcov", "cobertura", "jacoco", "clover"} {
-		fuzzSeeds(f, d)
-	}
-	f.Add([]byte(`{"pass_rate":1}`))
-	f.Add([]byte("<?xml?><!-- x --><testsuites>"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if Sniff(data) == FormatJUnit {
-			return // junit.go has its own fuzz target
-		}
-		e, _, err := ReadFormat("fuzz", bytes.NewReader(data))
-		fuzzCheck(t, err)
-		if err == nil && e == nil {
-			t.Fatal("nil evidence without an error")
 		}
 	})
 }

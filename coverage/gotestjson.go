@@ -212,23 +212,3 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 		}
 	}
 }
-
-// ReadTests reads test results for the coverage guard's baseline or
-// after-report: `go test -json` output (see IsGoTestJSON) or any report
-// ReadFormat knows that holds test cases (JUnit XML). Anything else is an
-// error naming the file.
-func ReadTests(name string, r io.Reader) (*decide.TestFacts, error) {
-	br := bufio.NewReaderSize(r, SniffLen)
-	head, _ := br.Peek(SniffLen)
-	if IsGoTestJSON(head) {
-		return ReadGoTestJSON(name, br)
-	}
-	e, _, err := ReadFormat(name, br)
-	if err != nil {
-		return nil, err
-	}
-	if e.Tests == nil || len(e.Tests.Cases) == 0 && e.Tests.Passed+e.Tests.Failed+e.Tests.Skipped == 0 {
-		return nil, fmt.Errorf("%s: not test results: want JUnit XML or go test -json output", name)
-	}
-	return e.Tests, nil
-}

@@ -130,36 +130,3 @@ func FuzzReadGoTestJSON(f *testing.F) {
 		}
 	})
 }
-
-func TestReadTests(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		in      string
-		want    int
-		wantErr string
-	}{
-		{"go test -json", `{"Action":"pass","Package":"p","Test":"TestA"}` + "\n", 1, ""},
-		{"JUnit", `<testsuite name="p"><testcase classname="p" name="TestA"/><testcase classname="p" name="TestB"/></testsuite>`, 2, ""},
-		{"a coverage profile is not test results", "mode: set\np/a.go:1.1,2.2 1 1\n", 0, "b.txt: not test results"},
-		{"garbage", "hello", 0, "b.txt"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := ReadTests("b.txt", strings.NewReader(tt.in))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got.Cases) != tt.want {
-				t.Errorf("%d cases, want %d", len(got.Cases), tt.want)
-			}
-		})
-	}
-}

@@ -14,6 +14,8 @@ import (
 // totals of its own <counter type="LINE" missed covered> — the line counter
 // JaCoCo prints. A source file without a LINE counter is counted from its
 // <line nr mi ci> elements: a line with instructions is covered when ci > 0.
+// A missing mi or ci is zero (gcovr writes <line nr="6"/> with the counts in
+// the LINE counter); a present but non-numeric one is an error.
 //
 // gcovr writes no <sourcefile>: its <class sourcefilename> elements carry
 // the LINE counters. Those are used, summed per file, when the report has
@@ -112,13 +114,31 @@ func (j *jacocoReader) count(e xml.StartElement, attr string) (int64, error) {
 	return v, nil
 }
 
-// line counts one <line nr mi ci> of the open source file.
+// optCount reads a count attribute that may be missing: a missing one is
+// zero, a present one must be a non-negative integer.
+func (j *jacocoReader) optCount(e xml.StartElement, attr string) (int64, error) {
+	if _, ok := xmlAttr(e, attr); !ok {
+		return 0, nil
+	}
+	return j.count(e, attr)
+}
+
+// line counts one <line nr mi ci> of the open source file. A line without
+// mi and ci (gcovr writes <line nr="6"/>, Sonar's fixtures too) has no
+// instruction counts: it counts nothing, and the source file's LINE counter
+// gives its lines. nr, mb and cb are not counted but must be numbers when
+// present.
 func (j *jacocoReader) line(e xml.StartElement) error {
-	mi, err := j.count(e, "mi")
+	for _, a := range []string{"nr", "mb", "cb"} { // checked, not counted
+		if _, err := j.optCount(e, a); err != nil {
+			return err
+		}
+	}
+	mi, err := j.optCount(e, "mi")
 	if err != nil {
 		return err
 	}
-	ci, err := j.count(e, "ci")
+	ci, err := j.optCount(e, "ci")
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package coverage
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -9,57 +8,6 @@ import (
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lines"
 )
-
-// Read sniffs the format of a coverage or test report from its content and
-// reads it: coverage formats fill Evidence.Coverage, JUnit and
-// run-<layer>.json fill Evidence.Tests. A file of no known format is an
-// error.
-func Read(name string, r io.Reader) (*decide.Evidence, error) {
-	e, _, err := ReadFormat(name, r)
-	return e, err
-}
-
-// ReadFormat is Read that also returns the format it sniffed.
-func ReadFormat(name string, r io.Reader) (*decide.Evidence, Format, error) {
-	br := bufio.NewReaderSize(r, SniffLen)
-	head, err := br.Peek(SniffLen)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, "", &decide.ParseError{File: name, Offset: 0, Msg: "read failed", Err: err}
-	}
-	f := Sniff(head)
-	e := &decide.Evidence{Sources: []string{name}}
-	switch f {
-	case FormatGoProfile, FormatLCOV, FormatCobertura, FormatJaCoCo, FormatClover:
-		read := map[Format]func(string, io.Reader) (*decide.CoverageFacts, error){
-			FormatGoProfile: ReadGoProfile, FormatLCOV: ReadLCOV,
-			FormatCobertura: ReadCobertura, FormatJaCoCo: ReadJaCoCo,
-			FormatClover: ReadClover,
-		}[f]
-		c, err := read(name, br)
-		if err != nil {
-			return nil, f, err
-		}
-		e.Coverage = c
-	case FormatRunJSON:
-		re, err := ReadRunJSON(name, br)
-		if err != nil {
-			return nil, f, err
-		}
-		e = re
-	case FormatJUnit:
-		t, err := ReadJUnit(name, br)
-		if err != nil {
-			return nil, f, err
-		}
-		e.Tests = t
-	default:
-		if len(head) == 0 {
-			return nil, "", decide.OffsetError(name, 0, "empty file: want a coverage or test report")
-		}
-		return nil, "", decide.LineError(name, 1, "unknown format: want a Go cover profile, LCOV, Cobertura, JaCoCo or Clover XML, JUnit XML or run-<layer>.json")
-	}
-	return e, f, nil
-}
 
 // MaxLineLen is the longest line the line-oriented readers (Go profiles,
 // LCOV) accept. A longer line is an error naming it; it is never buffered

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/report")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/report and testdata/upstream")
 
 func TestReportGolden(t *testing.T) {
 	t.Parallel()
@@ -88,11 +88,11 @@ func golden(t *testing.T, path string, got []byte) {
 
 func TestReportOfRealFixture(t *testing.T) {
 	t.Parallel()
-	e, f, err := ReadFormat("c.info", bytes.NewReader(readFixture(t, "lcov/c.info")))
+	c, err := ReadLCOV("c.info", bytes.NewReader(readFixture(t, "lcov/c.info")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := NewReport(e, []Format{f}, ListWorst)
+	rep := NewReport(&decide.Evidence{Sources: []string{"c.info"}, Coverage: c}, []Format{FormatLCOV}, ListWorst)
 	if rep.Schema != "gcloop/coverage/v1" || rep.Tests != nil || *rep.Lines.Percent != 70.83 || len(rep.Files) != 3 || rep.Files[0].Path != "main.c" {
 		t.Errorf("report %+v", rep)
 	}

@@ -116,6 +116,9 @@ func TestReadJaCoCoErrors(t *testing.T) {
 		{"two DOCTYPEs", jacocoHead + `<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd"><report/>`, "jacoco.xml:1: refused XML"},
 		{"a negative counter", jacocoHead + `<report><package name="p"><sourcefile name="A.java"><counter type="LINE" missed="-1" covered="2"/></sourcefile></package></report>`, `jacoco.xml:1: <counter> missed "-1": want a non-negative integer`},
 		{"a non-numeric line count", "<report><package name=\"p\"><sourcefile name=\"A.java\">\n<line nr=\"1\" mi=\"x\" ci=\"1\"/></sourcefile></package></report>", `jacoco.xml:2: <line> mi "x": want a non-negative integer`},
+		{"a non-numeric line number", `<report><package name="p"><sourcefile name="A.java"><line nr="trash"/></sourcefile></package></report>`, `jacoco.xml:1: <line> nr "trash": want a non-negative integer`},
+		{"a non-numeric branch count", `<report><package name="p"><sourcefile name="A.java"><line nr="1" mi="0" ci="1" mb="0" cb="two"/></sourcefile></package></report>`, `jacoco.xml:1: <line> cb "two": want a non-negative integer`},
+		{"an empty ci", `<report><package name="p"><sourcefile name="A.java"><line nr="1" mi="0" ci=""/></sourcefile></package></report>`, `jacoco.xml:1: <line> ci "": want a non-negative integer`},
 		{"a truncated report", jacocoHead + "<report>\n<package name=\"p\">", "jacoco.xml:2: malformed XML: unexpected EOF"},
 		{"a sourcefile without a name", "<report><package><sourcefile/></package></report>", "jacoco.xml:1: <sourcefile> without a name"},
 	}
@@ -142,6 +145,22 @@ func TestReadJaCoCoLinesAndClasses(t *testing.T) {
 			want: &decide.CoverageFacts{Format: "jacoco", Covered: 6, Total: 10, Files: []decide.FileCoverage{
 				{Path: "p/A.java", Covered: 2, Total: 3}, {Path: "p/B.java", Covered: 4, Total: 7},
 			}},
+		},
+		{
+			name: "lines without mi and ci are read through the source file's LINE counter",
+			in: `<report name="GCOVR report"><package name=""><sourcefile name="main.cpp"><line nr="6"/><line nr="7"/><line nr="27" mb="1" cb="1"/>
+<counter type="LINE" missed="1" covered="2"/><counter type="BRANCH" missed="1" covered="1"/></sourcefile><counter type="LINE" missed="1" covered="2"/></package></report>`,
+			want: &decide.CoverageFacts{Format: "jacoco", Covered: 2, Total: 3, Files: []decide.FileCoverage{{Path: "main.cpp", Covered: 2, Total: 3}}},
+		},
+		{
+			name: "a line without mi and ci and no LINE counter counts nothing",
+			in:   `<report name="Example"><package name="org/example"><sourcefile name="Example.java"><line nr="42"/></sourcefile></package></report>`,
+			want: &decide.CoverageFacts{Format: "jacoco", Files: []decide.FileCoverage{{Path: "org/example/Example.java"}}},
+		},
+		{
+			name: "a line with only ci is covered, one with only mi is not",
+			in:   `<report><package name="p"><sourcefile name="A.java"><line nr="1" ci="2"/><line nr="2" mi="3"/><line nr="3" mb="1"/></sourcefile></package></report>`,
+			want: &decide.CoverageFacts{Format: "jacoco", Covered: 1, Total: 2, Files: []decide.FileCoverage{{Path: "p/A.java", Covered: 1, Total: 2}}},
 		},
 		{
 			name: "without source files the class counters count, summed per file",

@@ -61,6 +61,18 @@ func xmlUp(stack []string, n int) string {
 	return stack[len(stack)-n]
 }
 
+// xmlAttr returns the value of the attribute of e named local (in any
+// namespace) and whether e has one: a missing attribute and an empty one
+// differ where a reader takes a missing count as zero.
+func xmlAttr(e xml.StartElement, local string) (string, bool) {
+	for _, a := range e.Attr {
+		if a.Name.Local == local {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
 // xmlError wraps a decoder error with the file and line.
 func xmlError(name string, x *xmlsafe.Decoder, err error) *decide.ParseError {
 	msg := "malformed XML"

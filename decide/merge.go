@@ -8,10 +8,10 @@ import (
 )
 
 // Merge combines the evidence of several files (DESIGN §3): findings add
-// up, the same finding reported twice (same file, line, severity and
-// normalized message) counts once, an explicit score or signal is kept with
-// the file it came from, and two explicit but different scores or signals
-// are an error naming both files.
+// up, the same finding reported twice (same file, line, severity, rule id
+// and normalized message) counts once, an explicit score or signal is kept
+// with the file it came from, and two explicit but different scores or
+// signals are an error naming both files.
 func Merge(pieces ...*Evidence) (*Evidence, error) {
 	out := &Evidence{}
 	seen := make(map[string]bool)
@@ -55,8 +55,12 @@ func Merge(pieces ...*Evidence) (*Evidence, error) {
 }
 
 // DedupeKey identifies the same finding (DESIGN §3): same file, line,
-// severity and normalized message. Readers use it to count a finding
-// repeated within one log once, as Merge does across files.
+// severity, rule id where the format has one (Finding.RuleIsID: SARIF's
+// ruleId, Checkstyle's source — not a review's dimension, which its
+// discoveries twin may lack) and normalized message. Two rules at one
+// location are two findings even when their messages read alike. Readers
+// use it to count a finding repeated within one log once, as Merge does
+// across files.
 func DedupeKey(f Finding) string {
 	return string(AppendDedupeKey(nil, f))
 }
@@ -69,6 +73,10 @@ func AppendDedupeKey(dst []byte, f Finding) []byte {
 	dst = strconv.AppendInt(dst, int64(f.Line), 10)
 	dst = append(dst, 0)
 	dst = strconv.AppendInt(dst, int64(f.Severity), 10)
+	dst = append(dst, 0)
+	if f.RuleIsID {
+		dst = append(dst, f.Rule...)
+	}
 	dst = append(dst, 0)
 	if !isASCII(f.Message) {
 		return append(dst, normalizeMessage(f.Message, false)...)

@@ -69,6 +69,11 @@ func genEvidence(data []byte) []*Evidence {
 			if g.next()%2 == 1 {
 				f.Message = sameMessage(f.Message)
 			}
+			// Two rule ids, which tell findings apart, and a dimension,
+			// which does not.
+			if r := g.next() % 4; r > 0 {
+				f.Rule, f.RuleIsID = []string{"", "G101", "G104", "security"}[r], r < 3
+			}
 			e.Findings = append(e.Findings, f)
 		}
 		e.Omitted = Counts{Critical: g.next() % 3, High: g.next() % 3, Medium: g.next() % 3, Low: g.next() % 3}

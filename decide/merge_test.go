@@ -32,6 +32,50 @@ func TestMergeDedupesTheSameFindingOnly(t *testing.T) {
 	}
 }
 
+// Two rules at one location are two findings; the same rule's finding
+// reported by two files is one.
+func TestMergeTellsRulesApart(t *testing.T) {
+	t.Parallel()
+	a := &Evidence{Sources: []string{"gosec.sarif"}, Findings: []Finding{
+		{Severity: High, File: "a.go", Line: 3, Rule: "G101", RuleIsID: true, Message: "Potential hardcoded credentials"},
+		{Severity: High, File: "a.go", Line: 3, Rule: "G104", RuleIsID: true, Message: "Potential hardcoded credentials"},
+	}}
+	b := &Evidence{Sources: []string{"again.sarif"}, Findings: []Finding{
+		{Severity: High, File: "a.go", Line: 3, Rule: "G101", RuleIsID: true, Message: "potential hardcoded credentials."},
+	}}
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, f := range m.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if diff := cmp.Diff([]string{"G101", "G104"}, rules); diff != "" {
+		t.Errorf("merged rules (-want +got):\n%s", diff)
+	}
+}
+
+// A review's dimension is no rule id: its discoveries twin, which may
+// leave the dimension out or name another, is the same finding.
+func TestMergeDimensionIsNoRule(t *testing.T) {
+	t.Parallel()
+	a := &Evidence{Sources: []string{"review-results.json"}, Findings: []Finding{
+		{Severity: High, File: "src/auth/jwt.ts", Line: 42, Rule: "security", Message: "Token expiry not validated"},
+	}}
+	b := &Evidence{Sources: []string{"discoveries.ndjson"}, Findings: []Finding{
+		{Severity: High, File: "src/auth/jwt.ts", Line: 42, Message: "Token expiry not validated."},
+		{Severity: High, File: "src/auth/jwt.ts", Line: 42, Rule: "correctness", Message: "token expiry not validated"},
+	}}
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Findings) != 1 || m.Findings[0].Rule != "security" {
+		t.Errorf("merged %+v, want the review JSON's finding alone", m.Findings)
+	}
+}
+
 func TestMergeConflicts(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -136,6 +136,10 @@ type Finding struct {
 	// Loop is the loop the finding speaks for when its file mixes loops
 	// (discoveries.ndjson); empty means any loop.
 	Loop Loop `json:"-"`
+	// RuleIsID says Rule is a tool's rule id (SARIF's ruleId, Checkstyle's
+	// source), which tells two findings at one place apart (DedupeKey); a
+	// dimension or category does not.
+	RuleIsID bool `json:"-"`
 }
 
 // Location renders "file:line", "file" or "" for a finding.

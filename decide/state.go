@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
 // Loop statuses kept in the state.
@@ -266,9 +266,11 @@ func (s *State) Encode(w io.Writer) error {
 	return enc.Encode(s)
 }
 
-var idRE = lazyre.New(`^` + IDSyntax + `$`)
+// idRE is compiled on first use, not at start-up: the action's start
+// pays for no pattern it does not need.
+var idRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + IDSyntax + `$`) })
 
-// IDSyntax is the syntax of a loop id (DESIGN §10): safe in a marker, a
+// IDSyntax is the syntax of a loop id: safe in a marker, a
 // file name (.gcloop/<id>/), a label and a check name; never "." or "..".
 const IDSyntax = `[a-z0-9][a-z0-9_-]{0,31}`
 

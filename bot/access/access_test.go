@@ -10,9 +10,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 const goodToken = "s3cret-dashboard-token"
@@ -276,73 +277,44 @@ func TestNewRefusesIncompleteConfiguration(t *testing.T) {
 	}
 }
 
-// fakeGitHub answers the OAuth token exchange, /user and /repos/{o}/{r}
-// like GitHub: the code "good" gives the token "u-token" of octo, who can
-// read octo/public and org/shared and nothing else.
-type fakeGitHub struct {
-	*httptest.Server
-	repoCalls atomic.Int64
-	expiresIn int // seconds; 0 sends no expiry
+// fakeGitHub is the fake GitHub of the OAuth tests: the app "cid" whose
+// code "good" gives the token "u-token" of octo (expiring after expiresIn,
+// if positive), who can read octo/public and org/shared and nothing else;
+// org/secret is private to others, and a look-up of org/broken fails.
+type fakeGitHub struct{ *ghfake.Server }
+
+func newFakeGitHub(t *testing.T, expiresIn time.Duration) fakeGitHub {
+	t.Helper()
+	s := ghfake.New(t)
+	s.AddOAuthApp("cid", "csecret")
+	s.AddOAuthCode("cid", "good", "octo", "u-token", expiresIn)
+	s.AddRepo("octo", "public", 1, "main")
+	s.AddRepo("org", "shared", 2, "main")
+	s.SetPrivate("org", "shared")
+	s.SetPermission("org", "shared", "octo", "read")
+	s.AddRepo("org", "secret", 3, "main")
+	s.SetPrivate("org", "secret")
+	s.Fail(ghfake.FailRule{Pattern: "GET /repos/org/broken", Status: http.StatusInternalServerError, Message: "boom"})
+	return fakeGitHub{s}
 }
 
-func newFakeGitHub(t *testing.T) *fakeGitHub {
-	f := &fakeGitHub{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /login/oauth/access_token", func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		if r.PostForm.Get("client_id") != "cid" || r.PostForm.Get("client_secret") != "csecret" || r.PostForm.Get("code") != "good" {
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"error":"bad_verification_code","error_description":"The code passed is incorrect or expired."}`)
-			return
+// repoCalls counts the repository look-ups the fake received.
+func (f fakeGitHub) repoCalls() int {
+	n := 0
+	for _, r := range f.Requests() {
+		if r.Method == http.MethodGet && strings.Count(strings.Trim(r.Path, "/"), "/") == 2 && strings.HasPrefix(r.Path, "/repos/") {
+			n++
 		}
-		w.Header().Set("Content-Type", "application/json")
-		if f.expiresIn > 0 {
-			fmt.Fprintf(w, `{"access_token":"u-token","token_type":"bearer","expires_in":%d}`, f.expiresIn)
-			return
-		}
-		fmt.Fprint(w, `{"access_token":"u-token","token_type":"bearer","scope":""}`)
-	})
-	auth := func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Header.Get("Authorization") != "Bearer u-token" {
-			w.WriteHeader(401)
-			fmt.Fprint(w, `{"message":"Bad credentials"}`)
-			return false
-		}
-		return true
 	}
-	mux.HandleFunc("GET /api/user", func(w http.ResponseWriter, r *http.Request) {
-		if auth(w, r) {
-			fmt.Fprint(w, `{"login":"octo","id":1}`)
-		}
-	})
-	mux.HandleFunc("GET /api/repos/{owner}/{repo}", func(w http.ResponseWriter, r *http.Request) {
-		f.repoCalls.Add(1)
-		if !auth(w, r) {
-			return
-		}
-		full := r.PathValue("owner") + "/" + r.PathValue("repo")
-		switch strings.ToLower(full) {
-		case "octo/public", "org/shared":
-			fmt.Fprintf(w, `{"full_name":%q}`, full)
-		case "org/broken":
-			w.WriteHeader(500)
-			fmt.Fprint(w, `{"message":"boom"}`)
-		default:
-			w.WriteHeader(404)
-			fmt.Fprint(w, `{"message":"Not Found"}`)
-		}
-	})
-	f.Server = httptest.NewServer(mux)
-	t.Cleanup(f.Close)
-	return f
+	return n
 }
 
-func oauthGuard(t *testing.T, gh *fakeGitHub, clk *clock, token string) *Guard {
+func oauthGuard(t *testing.T, gh fakeGitHub, clk *clock, token string) *Guard {
 	t.Helper()
 	g, err := New(Config{
 		PublicURL: "https://bot.example.com", OAuthClientID: "cid", OAuthClientSecret: "csecret",
 		DashboardToken: token,
-		WebURL:         gh.URL, APIURL: gh.URL + "/api", HTTPClient: gh.Client(), Now: clk.Now, Logger: quiet(),
+		WebURL:         gh.WebURL(), APIURL: gh.URL(), HTTPClient: &http.Client{}, Now: clk.Now, Logger: quiet(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +358,7 @@ func logIn(t *testing.T, g *Guard, next string) *http.Cookie {
 
 func TestOAuthLoginSeesOnlyReadableRepositories(t *testing.T) {
 	t.Parallel()
-	gh := newFakeGitHub(t)
+	gh := newFakeGitHub(t, 0)
 	clk := &clock{now: t0}
 	g := oauthGuard(t, gh, clk, "")
 	if g.Mode() != ModeOAuth {
@@ -398,20 +370,20 @@ func TestOAuthLoginSeesOnlyReadableRepositories(t *testing.T) {
 	if w.Code != 200 || w.Body.String() != "ok octo/public,Org/Shared" {
 		t.Fatalf("got %d %q, want the two readable repositories", w.Code, w.Body)
 	}
-	calls := gh.repoCalls.Load()
+	calls := gh.repoCalls()
 	if calls != 4 {
 		t.Errorf("%d repository look-ups, want 4 (the malformed name is not asked)", calls)
 	}
 	// Cached: no new look-ups within RepoTTL…
 	serve(g, "GET", check, "203.0.113.9:1", nil, c)
 	// (org/broken failed: it is asked again after failureTTL, not at once.)
-	if n := gh.repoCalls.Load(); n != calls {
+	if n := gh.repoCalls(); n != calls {
 		t.Errorf("%d look-ups after a second request, want %d", n, calls)
 	}
 	// …asked again after.
 	clk.Add(RepoTTL + time.Second)
 	serve(g, "GET", check, "203.0.113.9:1", nil, c)
-	if n := gh.repoCalls.Load(); n != 2*calls {
+	if n := gh.repoCalls(); n != 2*calls {
 		t.Errorf("%d look-ups after the cache expired, want %d", n, 2*calls)
 	}
 	// The session ends.
@@ -423,8 +395,7 @@ func TestOAuthLoginSeesOnlyReadableRepositories(t *testing.T) {
 
 func TestOAuthSessionEndsWithTheUserToken(t *testing.T) {
 	t.Parallel()
-	gh := newFakeGitHub(t)
-	gh.expiresIn = 3600
+	gh := newFakeGitHub(t, time.Hour)
 	clk := &clock{now: time.Now()} // the oauth2 package reads the real clock for expires_in
 	g := oauthGuard(t, gh, clk, "")
 	c := logIn(t, g, "/")
@@ -439,7 +410,7 @@ func TestOAuthSessionEndsWithTheUserToken(t *testing.T) {
 
 func TestOAuthRefusals(t *testing.T) {
 	t.Parallel()
-	gh := newFakeGitHub(t)
+	gh := newFakeGitHub(t, 0)
 	clk := &clock{now: t0}
 	g := oauthGuard(t, gh, clk, goodToken)
 	// A state cookie from a login started in this browser.

@@ -21,7 +21,7 @@ import (
 // bot does, and opens /ws as browsers and scripts would.
 func TestTheFeedBehindTheGuard(t *testing.T) {
 	t.Parallel()
-	gh := newFakeGitHub(t)
+	gh := newFakeGitHub(t, 0)
 	clk := &clock{now: time.Now()}
 	g := oauthGuard(t, gh, clk, goodToken)
 	st := store.NewMemory(store.Options{})

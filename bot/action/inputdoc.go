@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gcloop/gcloop/bot/config"
 )
 
 // InputDoc is what action.yml says of one input.
@@ -30,4 +32,20 @@ func InputDocs(actionYAML []byte) (map[string]InputDoc, error) {
 		out[name] = InputDoc{Description: strings.Join(strings.Fields(in.Description), " "), Default: in.Default}
 	}
 	return out, nil
+}
+
+// Docs returns what `gcloop run --help` says of each input: a loop
+// setting's description as the setting declares it (config.All), every
+// other input's as action.yml gives it. A test keeps the two equal.
+func Docs(actionYAML []byte) (map[string]InputDoc, error) {
+	docs, err := InputDocs(actionYAML)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range config.All() {
+		if st.Input {
+			docs[st.Name] = InputDoc{Description: st.Doc}
+		}
+	}
+	return docs, nil
 }

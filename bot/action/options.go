@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 )
 
 // InputNames are the action's inputs (DESIGN §5.6), in action.yml order.
@@ -110,39 +110,7 @@ func Gather(get func(name string) string) (*Options, error) {
 		}
 		o.Timeout = d
 	}
-	ov := &o.Overrides
-	ov.MaxRounds = intInput(get, "max-rounds", bad)
-	ov.Threshold = floatInput(get, "threshold", bad)
-	ov.Target = floatInput(get, "target", bad)
-	ov.Stall = intInput(get, "stall", bad)
-	ov.MaxIssues = intInput(get, "max-issues", bad)
-	if ov.MaxIssues != nil && (*ov.MaxIssues < 1 || *ov.MaxIssues > config.MaxIssuesCap) {
-		bad("max-issues", "%d: want 1–%d", *ov.MaxIssues, config.MaxIssuesCap)
-	}
-	if s := get("layer"); s != "" {
-		l := strings.ToUpper(s)
-		if _, err := decide.LayerTarget(l); err != nil {
-			bad("layer", "%v", err)
-		}
-		ov.Layer = &l
-	}
-	if s := get("issues"); s != "" {
-		v := boolInput(get, "issues", true, bad)
-		ov.Issues = &v
-	}
-	if s := get("commit"); s != "" {
-		v := boolInput(get, "commit", false, bad)
-		ov.Commit = &v
-	}
-	if s := get("labels"); s != "" {
-		ov.Labels = splitList(s)
-	}
-	if s := get("test-patterns"); s != "" {
-		ov.TestPatterns = splitList(s)
-	}
-	if s, ok := lookup(get, "dispatch"); ok {
-		ov.Dispatch = &s
-	}
+	gatherSettings(get, &o.Overrides, bad)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -168,12 +136,6 @@ func (es InputErrors) Error() string {
 		parts[i] = e.Error()
 	}
 	return strings.Join(parts, "; ")
-}
-
-// lookup returns an input and whether it was given at all.
-func lookup(get func(string) string, name string) (string, bool) {
-	s := get(name)
-	return s, s != ""
 }
 
 func boolInput(get func(string) string, name string, def bool, bad func(string, string, ...any)) bool {

@@ -1,9 +1,6 @@
 package action
 
 import (
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -87,101 +84,5 @@ func TestGatherRefusesBadIDs(t *testing.T) {
 				t.Errorf("Gather(id %q) error = %v, want one naming input id and the rule", id, err)
 			}
 		})
-	}
-}
-
-func TestWorkspaceFilesGlobs(t *testing.T) {
-	t.Parallel()
-	ws := t.TempDir()
-	for _, rel := range []string{"results/run-L1.json", "results/sub/run.json", "junit.xml", "a/b/junit.xml",
-		"reports/a/b.xml", "reports/x.sarif", "sub/lcov.info", ".git/junit.xml"} {
-		writeFile(t, ws, rel, "x")
-	}
-	tests := []struct {
-		pattern string
-		want    []string
-	}{
-		{"results/*.json", []string{"results/run-L1.json"}},
-		{"**/junit.xml", []string{"a/b/junit.xml", "junit.xml"}},
-		{"reports/**", []string{"reports/a/b.xml", "reports/x.sarif"}},
-		{"reports/**/*.sarif", []string{"reports/x.sarif"}},
-		{"*.info", nil}, // matches nothing: an error
-		{"{results,reports}/*.{json,sarif}", []string{"reports/x.sarif", "results/run-L1.json"}},
-		{"missing/**/*.xml", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.pattern, func(t *testing.T) {
-			t.Parallel()
-			got, err := workspaceFiles(ws, []string{tt.pattern})
-			if tt.want == nil {
-				want := "evidence " + tt.pattern + ": matched no file in the workspace " + ws
-				if err == nil || err.Error() != want {
-					t.Fatalf("workspaceFiles(%q) = %q, %v; want the error %q", tt.pattern, got, err, want)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			sort.Strings(got)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("workspaceFiles(%q) (-want +got):\n%s", tt.pattern, diff)
-			}
-		})
-	}
-}
-
-// writeFile writes a file under dir, making its directories.
-func writeFile(t testing.TB, dir, rel, body string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestWorkspaceFiles(t *testing.T) {
-	t.Parallel()
-	ws := t.TempDir()
-	write := func(rel, body string) {
-		p := filepath.Join(ws, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("review-results.json", `{"review_score": 8, "findings": []}`)
-	write("out/a.sarif", `{"version":"2.1.0","runs":[]}`)
-	write("out/notes.txt", "not evidence")
-	write(".git/x.json", `{"review_score": 1}`)
-	files, err := workspaceFiles(ws, []string{"review-results.json", "out", "**/*.json", filepath.Join(ws, "out", "a.sarif")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"review-results.json", "out/a.sarif"}, files); diff != "" {
-		t.Errorf("files (-want +got):\n%s", diff)
-	}
-	for _, tt := range []struct{ pattern, want string }{
-		{"missing.xml", "evidence missing.xml: not found in the workspace " + ws},
-		{"out/notes.txt/..", ""}, // the directory out itself: found
-		{"empty", "evidence empty: no file in the directory is in a format gcloop reads"},
-		{"../etc/passwd", `evidence "../etc/passwd": outside the workspace ` + ws + "; want a path relative to it, or an absolute path inside it"},
-		{"/etc/passwd", `evidence "/etc/passwd": outside the workspace ` + ws + "; want a path relative to it, or an absolute path inside it"},
-	} {
-		if err := os.MkdirAll(filepath.Join(ws, "empty"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		_, err := workspaceFiles(ws, []string{"review-results.json", tt.pattern})
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("workspaceFiles(%q): %v", tt.pattern, err)
-		case tt.want != "" && (err == nil || err.Error() != tt.want):
-			t.Errorf("workspaceFiles(%q) error %v, want %q", tt.pattern, err, tt.want)
-		}
 	}
 }

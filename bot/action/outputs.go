@@ -11,9 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/config"
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -277,7 +278,7 @@ func oneLine(s string) string {
 // AppendDiscoveries appends gc_decision (and fix_applied, after a commit)
 // lines to a discoveries.ndjson in the workspace.
 func AppendDiscoveries(ws, rel string, res *Result) error {
-	p, err := inWorkspace(ws, rel)
+	p, err := evidence.InWorkspace(ws, rel)
 	if err != nil {
 		return fmt.Errorf("input discoveries %w", err)
 	}
@@ -338,7 +339,7 @@ func AppendDiscoveries(ws, rel string, res *Result) error {
 // readLocalConfig reads the configuration file from the workspace; a
 // missing file configures nothing.
 func readLocalConfig(ws, name string) (*config.File, error) {
-	p, err := inWorkspace(ws, name)
+	p, err := evidence.InWorkspace(ws, name)
 	if err != nil {
 		return nil, fmt.Errorf("input config %w", err)
 	}

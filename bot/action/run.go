@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/artifact"
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/round"
-	"github.com/gcloop/gcloop/coverage"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-github/v62/github"
 	"io"
@@ -135,12 +135,17 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 
 // readEvidence reads the workspace evidence and the artifacts.
 func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evidence, error) {
-	files, err := workspaceFiles(r.Ctx.Workspace, r.Opts.Evidence)
+	ws, err := evidence.OpenWorkspace(r.Ctx.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	files, err := ws.Files(r.Opts.Evidence)
 	if err != nil {
 		return nil, err
 	}
 	res.EvidenceFiles = files
-	pieces, err := readWorkspaceEvidence(r.Ctx.Workspace, files, r.Opts.Loop)
+	pieces, err := ws.Read(files, r.Opts.Loop)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +197,7 @@ func (r *Runner) readBaseline() (*decide.TestFacts, error) {
 		return nil, fmt.Errorf("input baseline %s: %w", name, err)
 	}
 	defer f.Close()
-	t, err := coverage.ReadTests(name, f)
+	t, err := evidence.ReadTests(name, f)
 	if err != nil {
 		return nil, fmt.Errorf("input baseline: %w", err)
 	}

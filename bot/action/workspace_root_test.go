@@ -58,3 +58,13 @@ func TestWorkspaceFilesStayInTheRoot(t *testing.T) {
 		})
 	}
 }
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}

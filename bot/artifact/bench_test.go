@@ -6,16 +6,16 @@ import (
 	"io"
 	"testing"
 
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/load"
 )
 
 // unpackEvidence unpacks data as Evidence does, into the readers.
 func unpackEvidence(data []byte, lim Limits) (int64, error) {
 	bud := &Budget{}
-	_, err := Unpack("art", bytes.NewReader(data), int64(len(data)), lim, bud, load.SniffLen, load.Known, func(file string, r io.Reader) error {
-		_, err := load.Read("art/"+file, r, decide.Review)
+	_, err := Unpack("art", bytes.NewReader(data), int64(len(data)), lim, bud, evidence.SniffLen, evidence.Known, func(file string, r io.Reader) error {
+		_, err := evidence.Read("art/"+file, r, decide.Review)
 		return err
 	})
 	return bud.Used, err

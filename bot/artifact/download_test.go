@@ -6,52 +6,60 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
 )
 
-// setupAPI returns a go-github client with a token, talking to a fresh API
-// test server, and the server's mux.
-func setupAPI(t *testing.T) (*github.Client, *http.ServeMux) {
+const apiToken = "api-token"
+
+// fakeGitHub is the fake GitHub of these tests: repository o/r with
+// workflow run 42, and a client that sends apiToken.
+func fakeGitHub(t *testing.T) (*ghfake.Server, *github.Client, int64) {
 	t.Helper()
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	c := github.NewClient(srv.Client()).WithAuthToken("api-token")
-	u, _ := url.Parse(srv.URL + "/")
-	c.BaseURL = u
-	return c, mux
+	s := ghfake.New(t)
+	s.AddRepo("o", "r", 1, "main")
+	s.AddToken(apiToken, "github-actions[bot]", true)
+	run := s.AddWorkflowRun("o", "r", ghfake.RunSpec{ID: 42, HeadSHA: strings.Repeat("a", 40)})
+	return s, s.Client(apiToken), run
 }
 
-// blobServer is a stand-in for the storage host behind the 302. It fails the
-// test if any request carries an Authorization header.
-type blobServer struct {
-	*httptest.Server
-	hits atomic.Int32
+// downloads counts the API's artifact downloads the fake received, and
+// fails t on one without the token.
+func downloads(t *testing.T, s *ghfake.Server) int {
+	t.Helper()
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Operation != "actions/download-artifact" {
+			continue
+		}
+		n++
+		if got := r.Header.Get("Authorization"); got != "Bearer "+apiToken {
+			t.Errorf("API Authorization = %q, want the token", got)
+		}
+	}
+	return n
 }
 
-func newBlob(t *testing.T, h func(n int32, w http.ResponseWriter, r *http.Request)) *blobServer {
+// blobHits counts the storage's requests, and fails t on one that carries
+// a token or lost its signature.
+func blobHits(t *testing.T, s *ghfake.Server) int {
 	t.Helper()
-	b := &blobServer{}
-	b.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	for _, r := range s.BlobRequests() {
 		if a := r.Header.Get("Authorization"); a != "" {
-			t.Errorf("blob host got Authorization %q on %s", a, r.URL.Path)
+			t.Errorf("blob host got Authorization %q on %s", a, r.Path)
 		}
-		if r.URL.Query().Get("sig") == "" {
-			t.Errorf("blob request %s lost its signature", r.URL)
+		if !strings.Contains(r.RawQuery, "sig=") {
+			t.Errorf("blob request %s?%s lost its signature", r.Path, r.RawQuery)
 		}
-		h(b.hits.Add(1), w, r)
-	}))
-	t.Cleanup(b.Close)
-	return b
+	}
+	return len(s.BlobRequests())
 }
 
 // downloadBytes downloads an artifact of unknown size and returns its
@@ -68,121 +76,62 @@ func downloadBytes(gh artifactsAPI, owner, repo string, id int64, plain *http.Cl
 func TestDownload(t *testing.T) {
 	t.Parallel()
 	zipData := buildZip(t, entry{name: "review.json", data: `{"score":9}`})
+	blobRule := func(status, times int) []ghfake.FailRule {
+		return []ghfake.FailRule{{Pattern: "GET /artifacts/{id}", Status: status, Times: times}}
+	}
 	tests := []struct {
 		name         string
-		apiStatus    int // for every call to the API; 302 points at the blob
-		blob         func(n int32, w http.ResponseWriter, r *http.Request)
+		data         []byte // the artifact's bytes; nil = the API does not know it
+		expired      bool
+		blob         []ghfake.FailRule // faults of the storage host
+		stream       bool              // the storage sends no Content-Length
 		lim          Limits
 		want         []byte
 		wantErr      error  // errors.Is target
 		wantErrText  string // a part of the error message
-		wantAPICalls int32
-		wantBlobHits int32
+		wantAPICalls int
+		wantBlobHits int
 	}{
 		{name: "the 302 location is fetched without the token",
-			apiStatus: 302,
-			blob: func(_ int32, w http.ResponseWriter, r *http.Request) {
-				w.Write(zipData)
-			},
-			want: zipData, wantAPICalls: 1, wantBlobHits: 1},
+			data: zipData, want: zipData, wantAPICalls: 1, wantBlobHits: 1},
 		{name: "a redirect from the blob host is followed without adding the token",
-			apiStatus: 302,
-			blob: func(_ int32, w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/blob" {
-					http.Redirect(w, r, "/moved?sig=again", http.StatusTemporaryRedirect)
-					return
-				}
-				w.Write([]byte("unzipped"))
-			},
-			want: []byte("unzipped"), wantAPICalls: 1, wantBlobHits: 2},
+			data: zipData, blob: blobRule(http.StatusTemporaryRedirect, 1), want: zipData, wantAPICalls: 1, wantBlobHits: 2},
 		{name: "an expired blob URL is retried once with a fresh one",
-			apiStatus: 302,
-			blob: func(n int32, w http.ResponseWriter, r *http.Request) {
-				if n == 1 {
-					w.WriteHeader(http.StatusForbidden)
-					io.WriteString(w, "AuthenticationFailed: signed expiry time has passed")
-					return
-				}
-				w.Write(zipData)
-			},
-			want: zipData, wantAPICalls: 2, wantBlobHits: 2},
+			data: zipData, blob: blobRule(http.StatusForbidden, 1), want: zipData, wantAPICalls: 2, wantBlobHits: 2},
 		{name: "a blob URL that keeps answering 404 fails after one fresh try",
-			apiStatus: 302,
-			blob: func(_ int32, w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(http.StatusNotFound)
-			},
+			data: zipData, blob: blobRule(http.StatusNotFound, 0),
 			wantErrText: "HTTP 404: the signed URL was refused or has expired (twice", wantAPICalls: 2, wantBlobHits: 2},
 		{name: "a blob host 410 is retried once with a fresh URL",
-			apiStatus: 302,
-			blob: func(n int32, w http.ResponseWriter, r *http.Request) {
-				if n == 1 {
-					w.WriteHeader(http.StatusGone)
-					return
-				}
-				w.Write([]byte("ok"))
-			},
-			want: []byte("ok"), wantAPICalls: 2, wantBlobHits: 2},
+			data: []byte("ok"), blob: blobRule(http.StatusGone, 1), want: []byte("ok"), wantAPICalls: 2, wantBlobHits: 2},
 		{name: "a blob host 400 is not retried",
-			apiStatus: 302,
-			blob: func(_ int32, w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(http.StatusBadRequest)
-			},
-			wantErrText: "HTTP 400, want 200", wantAPICalls: 1, wantBlobHits: 1},
+			data: zipData, blob: blobRule(http.StatusBadRequest, 0), wantErrText: "HTTP 400, want 200", wantAPICalls: 1, wantBlobHits: 1},
 		{name: "an artifact the API does not know is not found",
-			apiStatus: 404, wantErr: ErrNotFound, wantErrText: "artifact 7 of o/r", wantAPICalls: 1},
+			wantErr: ErrNotFound, wantErrText: "artifact 7 of o/r", wantAPICalls: 1},
 		{name: "an artifact past its retention is expired",
-			apiStatus: 410, wantErr: ErrExpired, wantAPICalls: 1},
+			data: zipData, expired: true, wantErr: ErrExpired, wantAPICalls: 1},
 		{name: "a download larger than MaxZip by its Content-Length is refused",
-			apiStatus: 302,
-			blob: func(_ int32, w http.ResponseWriter, r *http.Request) {
-				w.Write([]byte(strings.Repeat("x", 11)))
-			},
-			lim: Limits{MaxZip: 10}, wantErr: ErrTooLarge, wantAPICalls: 1, wantBlobHits: 1},
+			data: []byte(strings.Repeat("x", 11)), lim: Limits{MaxZip: 10}, wantErr: ErrTooLarge, wantAPICalls: 1, wantBlobHits: 1},
 		{name: "a streamed download larger than MaxZip is cut off",
-			apiStatus: 302,
-			blob: func(_ int32, w http.ResponseWriter, r *http.Request) {
-				for range 4 {
-					w.Write([]byte(strings.Repeat("x", 6)))
-					w.(http.Flusher).Flush() // no Content-Length: chunked
-				}
-			},
-			lim: Limits{MaxZip: 10}, wantErr: ErrTooLarge, wantAPICalls: 1, wantBlobHits: 1},
+			data: []byte(strings.Repeat("x", 24)), stream: true, lim: Limits{MaxZip: 10}, wantErr: ErrTooLarge, wantAPICalls: 1, wantBlobHits: 1},
 		{name: "a download exactly at MaxZip is accepted",
-			apiStatus: 302,
-			blob: func(_ int32, w http.ResponseWriter, r *http.Request) {
-				w.Write([]byte(strings.Repeat("x", 10)))
-			},
-			lim: Limits{MaxZip: 10}, want: []byte(strings.Repeat("x", 10)), wantAPICalls: 1, wantBlobHits: 1},
+			data: []byte(strings.Repeat("x", 10)), lim: Limits{MaxZip: 10}, want: []byte(strings.Repeat("x", 10)), wantAPICalls: 1, wantBlobHits: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			client, mux := setupAPI(t)
-			blob := newBlob(t, func(n int32, w http.ResponseWriter, r *http.Request) {
-				if tc.blob == nil {
-					t.Error("the blob host was called")
-					return
-				}
-				tc.blob(n, w, r)
-			})
-			var apiCalls atomic.Int32
-			mux.HandleFunc("/repos/o/r/actions/artifacts/7/zip", func(w http.ResponseWriter, r *http.Request) {
-				apiCalls.Add(1)
-				if r.Method != "GET" {
-					t.Errorf("method = %s, want GET", r.Method)
-				}
-				if got := r.Header.Get("Authorization"); got != "Bearer api-token" {
-					t.Errorf("API Authorization = %q, want the token", got)
-				}
-				if tc.apiStatus == 302 {
-					w.Header().Set("Location", blob.URL+"/blob?sig=abc")
-				}
-				w.WriteHeader(tc.apiStatus)
-				if tc.apiStatus != 302 {
-					fmt.Fprintf(w, `{"message":"%s"}`, http.StatusText(tc.apiStatus))
-				}
-			})
-			got, err := downloadBytes(client.Actions, "o", "r", 7, blob.Client(), tc.lim)
+			s, client, run := fakeGitHub(t)
+			id := int64(7) // no artifact has it
+			if tc.data != nil {
+				id = s.AddArtifact("o", "r", run, "review", tc.data)
+			}
+			if tc.expired {
+				s.ExpireArtifact(id)
+			}
+			s.StreamArtifacts(tc.stream)
+			for _, f := range tc.blob {
+				s.Fail(f)
+			}
+			got, err := downloadBytes(client.Actions, "o", "r", id, &http.Client{}, tc.lim)
 			if tc.wantErr == nil && tc.wantErrText == "" {
 				if err != nil {
 					t.Fatalf("Download: %v", err)
@@ -204,18 +153,18 @@ func TestDownload(t *testing.T) {
 					t.Errorf("err %q leaks the signed URL", err)
 				}
 			}
-			if apiCalls.Load() != tc.wantAPICalls {
-				t.Errorf("API calls = %d, want %d", apiCalls.Load(), tc.wantAPICalls)
+			if n := downloads(t, s); n != tc.wantAPICalls {
+				t.Errorf("API calls = %d, want %d", n, tc.wantAPICalls)
 			}
-			if blob.hits.Load() != tc.wantBlobHits {
-				t.Errorf("blob requests = %d, want %d", blob.hits.Load(), tc.wantBlobHits)
+			if n := blobHits(t, s); n != tc.wantBlobHits {
+				t.Errorf("blob requests = %d, want %d", n, tc.wantBlobHits)
 			}
 		})
 	}
 }
 
 // fakeDownloader answers DownloadArtifact the way a broken or odd server
-// might, for the cases an httptest server cannot produce through go-github.
+// might, for the cases the fake GitHub cannot produce through go-github.
 type fakeDownloader struct {
 	u    *url.URL
 	resp *github.Response
@@ -260,29 +209,15 @@ func TestDownloadRefusesOddLocations(t *testing.T) {
 
 func TestList(t *testing.T) {
 	t.Parallel()
-	// Two pages: the second holds an expired artifact and a newer copy of a name.
-	page1 := `{"total_count":4,"artifacts":[
-		{"id":1,"name":"review","expired":false,"created_at":"2026-03-01T10:00:00Z"},
-		{"id":2,"name":"coverage","expired":false,"created_at":"2026-03-01T10:00:00Z"}]}`
-	page2 := `{"total_count":4,"artifacts":[
-		{"id":3,"name":"old","expired":true,"expires_at":"2026-02-01T00:00:00Z"},
-		{"id":4,"name":"review","expired":false,"created_at":"2026-03-01T11:00:00Z"}]}`
-	ids := func(as []*github.Artifact) []int64 {
-		var out []int64
-		for _, a := range as {
-			out = append(out, a.GetID())
-		}
-		return out
-	}
 	tests := []struct {
 		name     string
 		names    []string
-		wantIDs  []int64
+		want     []int // indexes of the artifacts below
 		wantErr  error
 		wantText string
 	}{
-		{name: "no names returns every live artifact of every page", wantIDs: []int64{1, 2, 4}},
-		{name: "names are returned in the order asked, the newest of a repeated name", names: []string{"coverage", "review", "coverage"}, wantIDs: []int64{2, 4}},
+		{name: "no names returns every live artifact of every page", want: []int{0, 1, 3}},
+		{name: "names are returned in the order asked, the newest of a repeated name", names: []string{"coverage", "review", "coverage"}, want: []int{1, 3}},
 		{name: "a missing name is an error that names it and what the run has", names: []string{"review", "sarif", "junit"},
 			wantErr: ErrNotFound, wantText: `no artifact named "sarif", "junit" (the run has: "review", "coverage", "old")`},
 		{name: "an expired artifact asked for is an error", names: []string{"old"},
@@ -291,23 +226,31 @@ func TestList(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			client, mux := setupAPI(t)
-			var calls atomic.Int32
-			mux.HandleFunc("/repos/o/r/actions/runs/42/artifacts", func(w http.ResponseWriter, r *http.Request) {
-				calls.Add(1)
-				if got := r.URL.Query().Get("per_page"); got != "100" {
-					t.Errorf("per_page = %q, want 100", got)
-				}
-				if r.URL.Query().Get("page") == "2" {
-					io.WriteString(w, page2)
-					return
-				}
-				w.Header().Set("Link", `<`+r.URL.Path+`?page=2&per_page=100>; rel="next", <`+r.URL.Path+`?page=2&per_page=100>; rel="last"`)
-				io.WriteString(w, page1)
-			})
-			got, err := List(context.Background(), client.Actions, "o", "r", 42, tc.names)
-			if calls.Load() != 2 {
-				t.Errorf("API calls = %d, want 2 (both pages)", calls.Load())
+			s, client, run := fakeGitHub(t)
+			// Two pages: the second holds an expired artifact and a newer
+			// copy of a name.
+			s.SetPerPage(2)
+			var ids []int64
+			for _, a := range []struct {
+				name    string
+				created time.Time
+			}{
+				{"review", time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)},
+				{"coverage", time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)},
+				{"old", time.Date(2025, 11, 3, 0, 0, 0, 0, time.UTC)}, // kept 90 days: to 2026-02-01
+				{"review", time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC)},
+			} {
+				s.SetClock(func() time.Time { return a.created })
+				ids = append(ids, s.AddArtifact("o", "r", run, a.name, []byte("zip")))
+			}
+			s.ExpireArtifact(ids[2])
+			got, err := List(context.Background(), client.Actions, "o", "r", run, tc.names)
+			want := []string{
+				fmt.Sprintf("GET /repos/o/r/actions/runs/%d/artifacts?per_page=100", run),
+				fmt.Sprintf("GET /repos/o/r/actions/runs/%d/artifacts?page=2&per_page=100", run),
+			}
+			if diff := cmp.Diff(want, s.RequestLines()); diff != "" {
+				t.Errorf("requests, both pages (-want +got):\n%s", diff)
 			}
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
@@ -321,7 +264,14 @@ func TestList(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.wantIDs, ids(got)); diff != "" {
+			var wantIDs, gotIDs []int64
+			for _, i := range tc.want {
+				wantIDs = append(wantIDs, ids[i])
+			}
+			for _, a := range got {
+				gotIDs = append(gotIDs, a.GetID())
+			}
+			if diff := cmp.Diff(wantIDs, gotIDs); diff != "" {
 				t.Errorf("artifact ids (-want +got):\n%s", diff)
 			}
 		})
@@ -330,11 +280,7 @@ func TestList(t *testing.T) {
 
 func TestListErrors(t *testing.T) {
 	t.Parallel()
-	client, mux := setupAPI(t)
-	mux.HandleFunc("/repos/o/r/actions/runs/9/artifacts", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNotFound)
-		io.WriteString(w, `{"message":"Not Found"}`)
-	})
+	_, client, _ := fakeGitHub(t)
 	_, err := List(context.Background(), client.Actions, "o", "r", 9, nil)
 	var er *github.ErrorResponse
 	if !errors.As(err, &er) || er.Response.StatusCode != 404 {
@@ -362,31 +308,19 @@ func TestListStopsPaginationThatDoesNotAdvance(t *testing.T) {
 
 func TestDownloadThroughTheGcloopClient(t *testing.T) {
 	t.Parallel()
-	blob := newBlob(t, func(_ int32, w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("data"))
-	})
-	var apiCalls atomic.Int32
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if apiCalls.Add(1) == 1 {
-			w.WriteHeader(http.StatusBadGateway) // retried by the transport
-			return
-		}
-		if got := r.Header.Get("Authorization"); got != "Bearer tok" {
-			t.Errorf("API Authorization = %q", got)
-		}
-		http.Redirect(w, r, blob.URL+"/blob?sig=abc", http.StatusFound)
-	}))
-	t.Cleanup(api.Close)
-	client, err := ghclient.New(ghclient.Options{Token: "tok", BaseURL: api.URL,
+	s, _, run := fakeGitHub(t)
+	id := s.AddArtifact("o", "r", run, "review", []byte("data"))
+	s.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", Status: http.StatusBadGateway, Times: 1}) // retried by the transport
+	client, err := ghclient.New(ghclient.Options{Token: apiToken, BaseURL: s.URL(),
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := downloadBytes(client.Actions, "o", "r", 1, blob.Client(), Limits{})
+	got, err := downloadBytes(client.Actions, "o", "r", id, &http.Client{}, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != "data" || apiCalls.Load() != 2 || blob.hits.Load() != 1 {
-		t.Errorf("got %q after %d API calls and %d blob requests, want \"data\", 2, 1", got, apiCalls.Load(), blob.hits.Load())
+	if api, blob := downloads(t, s), blobHits(t, s); string(got) != "data" || api != 2 || blob != 1 {
+		t.Errorf("got %q after %d API calls and %d blob requests, want \"data\", 2, 1", got, api, blob)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/load"
 )
 
 // runAPI is what Evidence needs: listing a run's artifacts and their
@@ -37,7 +37,7 @@ type Read struct {
 
 // Evidence downloads the artifacts names of workflow run runID (see List)
 // and reads every file of them that is in a format gcloop reads (the
-// evidence registry, internal/load) as evidence of loop ("" = any).
+// evidence registry, bot/evidence) as evidence of loop ("" = any).
 // plain fetches the blobs (see Download). The artifacts are checked
 // against lim before they are downloaded (their announced size), spooled
 // to temporary files that are gone when Evidence returns, and unpacked
@@ -74,9 +74,9 @@ func readOne(ctx context.Context, gh artifactsAPI, plain *http.Client, owner, re
 		return err
 	}
 	defer sp.Close()
-	skipped, err := Unpack(name, sp, sp.Size, lim, b, load.SniffLen, load.Known, func(file string, r io.Reader) error {
+	skipped, err := Unpack(name, sp, sp.Size, lim, b, evidence.SniffLen, evidence.Known, func(file string, r io.Reader) error {
 		full := name + "/" + file
-		e, err := load.Read(full, r, loop)
+		e, err := evidence.Read(full, r, loop)
 		if err != nil {
 			return fmt.Errorf("artifact %s: %w", name, err)
 		}

@@ -3,13 +3,12 @@ package artifact
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -23,7 +22,7 @@ func TestDownloadRetriesDoNotMultiply(t *testing.T) {
 	tests := []struct {
 		name                  string
 		apiFails, blobFails   bool
-		wantAPICalls, wantHit int32
+		wantAPICalls, wantHit int
 		wantSleeps            []time.Duration
 	}{
 		{name: "an API call that keeps failing is retried by the transport only",
@@ -35,26 +34,18 @@ func TestDownloadRetriesDoNotMultiply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			blob := newBlob(t, func(_ int32, w http.ResponseWriter, r *http.Request) {
-				if tt.blobFails {
-					w.WriteHeader(http.StatusServiceUnavailable)
-					return
-				}
-				w.Write([]byte("data"))
-			})
-			var apiCalls atomic.Int32
-			api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				apiCalls.Add(1)
-				if tt.apiFails {
-					w.WriteHeader(http.StatusBadGateway)
-					return
-				}
-				http.Redirect(w, r, blob.URL+"/blob?sig=abc", http.StatusFound)
-			}))
-			t.Cleanup(api.Close)
+			s, _, run := fakeGitHub(t)
+			id := s.AddArtifact("o", "r", run, "review", []byte("data"))
+			if tt.apiFails {
+				// No Retry-After: the transport's own backoff.
+				s.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", Status: http.StatusBadGateway, RetryAfter: -1})
+			}
+			if tt.blobFails {
+				s.Fail(ghfake.FailRule{Pattern: "GET /artifacts/{id}", Status: http.StatusServiceUnavailable})
+			}
 			var mu sync.Mutex
 			var sleeps []time.Duration
-			client, err := ghclient.New(ghclient.Options{Token: "tok", BaseURL: api.URL, Rand: func() float64 { return 0 },
+			client, err := ghclient.New(ghclient.Options{Token: apiToken, BaseURL: s.URL(), Rand: func() float64 { return 0 },
 				Sleep: func(_ context.Context, d time.Duration) error {
 					mu.Lock()
 					defer mu.Unlock()
@@ -64,11 +55,11 @@ func TestDownloadRetriesDoNotMultiply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := downloadBytes(client.Actions, "o", "r", 1, blob.Client(), Limits{}); err == nil {
+			if _, err := downloadBytes(client.Actions, "o", "r", id, &http.Client{}, Limits{}); err == nil {
 				t.Fatal("Download succeeded, want the failure")
 			}
-			if apiCalls.Load() != tt.wantAPICalls || blob.hits.Load() != tt.wantHit {
-				t.Errorf("%d API calls and %d blob requests, want %d and %d", apiCalls.Load(), blob.hits.Load(), tt.wantAPICalls, tt.wantHit)
+			if api, blob := downloads(t, s), blobHits(t, s); api != tt.wantAPICalls || blob != tt.wantHit {
+				t.Errorf("%d API calls and %d blob requests, want %d and %d", api, blob, tt.wantAPICalls, tt.wantHit)
 			}
 			mu.Lock()
 			defer mu.Unlock()

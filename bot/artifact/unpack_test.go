@@ -16,9 +16,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/load"
 )
 
 const review = `{"review_score":8,"gc_signal":"CONVERGED","findings":[]}`
@@ -34,7 +34,7 @@ func TestUnpackFeedsOnlyWhatKeepAccepts(t *testing.T) {
 		entry{name: "logs/zeros.bin", data: zeros(4 << 20)})
 	b := &Budget{}
 	var fed []string
-	skipped, err := Unpack("art", bytes.NewReader(data), int64(len(data)), Limits{Budget: 1 << 20}, b, load.SniffLen, load.Known,
+	skipped, err := Unpack("art", bytes.NewReader(data), int64(len(data)), Limits{Budget: 1 << 20}, b, evidence.SniffLen, evidence.Known,
 		func(file string, r io.Reader) error {
 			fed = append(fed, file)
 			_, err := io.Copy(io.Discard, r)
@@ -184,7 +184,7 @@ func TestSpoolInMemoryWhereNoDirectoryCanBeWritten(t *testing.T) {
 	sp.Write(data)
 	sp.Size = int64(len(data))
 	var fed []string
-	if _, err := Unpack("art", sp, sp.Size, Limits{}, &Budget{}, load.SniffLen, load.Known, func(file string, r io.Reader) error {
+	if _, err := Unpack("art", sp, sp.Size, Limits{}, &Budget{}, evidence.SniffLen, evidence.Known, func(file string, r io.Reader) error {
 		fed = append(fed, file)
 		return nil
 	}); err != nil || len(fed) != 1 {
@@ -206,22 +206,14 @@ func TestDownloadRefusesByTheAnnouncedSizeBeforeAnyRequest(t *testing.T) {
 
 func TestDownloadStopsWellPastTheAnnouncedSize(t *testing.T) {
 	t.Parallel()
-	client, mux := setupAPI(t)
-	blob := newBlob(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
-		for range 64 {
-			w.Write(make([]byte, 4<<10))
-			w.(http.Flusher).Flush() // chunked: no Content-Length to refuse by
-		}
-	})
-	mux.HandleFunc("/repos/o/r/actions/artifacts/7/zip", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Location", blob.URL+"/blob?sig=abc")
-		w.WriteHeader(http.StatusFound)
-	})
+	s, client, run := fakeGitHub(t)
+	id := s.AddArtifact("o", "r", run, "review", make([]byte, 256<<10))
+	s.StreamArtifacts(true) // chunked: no Content-Length to refuse by
 	for _, tc := range []struct {
 		announced int64
 		ok        bool
 	}{{announced: 256 << 10, ok: true}, {announced: 100 << 10}} {
-		sp, err := Download(context.Background(), client.Actions, "o", "r", 7, tc.announced, blob.Client(), Limits{})
+		sp, err := Download(context.Background(), client.Actions, "o", "r", id, tc.announced, &http.Client{}, Limits{})
 		if tc.ok {
 			if err != nil || sp.Size != 256<<10 {
 				t.Fatalf("announced %d: %v", tc.announced, err)
@@ -341,9 +333,9 @@ func FuzzUnpackEvidence(f *testing.F) {
 	const budget = 64 << 10
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := &Budget{}
-		skipped, err := Unpack("art", bytes.NewReader(data), int64(len(data)), Limits{Budget: budget, MaxFiles: 50}, b, load.SniffLen, load.Known,
+		skipped, err := Unpack("art", bytes.NewReader(data), int64(len(data)), Limits{Budget: budget, MaxFiles: 50}, b, evidence.SniffLen, evidence.Known,
 			func(file string, r io.Reader) error {
-				_, err := load.Read("art/"+file, r, decide.Critique) // the loop with a fallback for anything unreadable
+				_, err := evidence.Read("art/"+file, r, decide.Critique) // the loop with a fallback for anything unreadable
 				return err
 			})
 		if b.Used > budget+64<<10 {

@@ -11,90 +11,63 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
 
-	"github.com/gcloop/gcloop/internal/ghtest"
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
-// setup starts a test server and a go-github client that talks to it, in
-// the manner of go-github's own tests.
-func setup(t *testing.T) (*github.Client, *http.ServeMux) {
+// fakeGitHub is the fake GitHub of these tests: repository o/r, the bot's
+// token, and a client that sends it.
+func fakeGitHub(t *testing.T) (*ghfake.Server, *github.Client) {
 	t.Helper()
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	c := github.NewClient(srv.Client())
-	u, err := url.Parse(srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.BaseURL = u
-	return c, mux
-}
-
-// permissionJSON is a collaborator-permission response shaped like
-// GitHub's: legacy permission, role name, and the collaborator with its
-// permission flags. Empty role or flags are left out.
-func permissionJSON(permission, role, userRole string, flags map[string]bool) string {
-	user := map[string]any{"login": "alice", "id": 1, "type": "User", "site_admin": false}
-	if userRole != "" {
-		user["role_name"] = userRole
-	}
-	if flags != nil {
-		user["permissions"] = flags
-	}
-	body := map[string]any{"permission": permission, "user": user}
-	if role != "" {
-		body["role_name"] = role
-	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		panic(err)
-	}
-	return string(data)
+	s := ghfake.New(t)
+	s.AddRepo("o", "r", 1, "main")
+	s.AddToken("ghs_bot", "gcloop[bot]", true)
+	return s, s.Client("ghs_bot")
 }
 
 func TestAuthorizeAgainstGitHub(t *testing.T) {
 	t.Parallel()
-	maintainFlags := map[string]bool{"admin": false, "maintain": true, "push": true, "triage": true, "pull": true}
-	writeFlags := map[string]bool{"admin": false, "maintain": false, "push": true, "triage": true, "pull": true}
 	tests := []struct {
-		name      string
-		status    int
-		body      string
-		min       string
-		wantLevel string
-		wantOK    bool
-		wantErr   bool
+		name       string
+		role, base string // alice's role; base: the level a custom role inherits
+		known      bool   // alice is known to GitHub even without a role
+		fail       int    // a status injected on the request; 0 = none
+		min        string
+		wantLevel  string
+		wantOK     bool
+		wantErr    bool
 	}{
-		{"an admin may run write commands", 200, permissionJSON("admin", "admin", "admin", nil), "write", "admin", true, false},
-		{"a writer may run write commands", 200, permissionJSON("write", "write", "write", writeFlags), "write", "write", true, false},
-		{"a writer may not run maintain commands", 200, permissionJSON("write", "write", "write", writeFlags), "maintain", "write", false, false},
-		{"a maintainer is told from a writer by role name", 200, permissionJSON("write", "maintain", "maintain", maintainFlags), "maintain", "maintain", true, false},
-		{"a maintainer is told by the flags alone", 200, permissionJSON("write", "", "", maintainFlags), "maintain", "maintain", true, false},
-		{"a maintainer may not run admin commands", 200, permissionJSON("write", "maintain", "maintain", maintainFlags), "admin", "maintain", false, false},
-		{"a triager may not run commands", 200, permissionJSON("read", "triage", "triage", nil), "write", "triage", false, false},
-		{"a reader may not run commands", 200, permissionJSON("read", "read", "read", nil), "write", "read", false, false},
-		{"no permission runs nothing", 200, permissionJSON("none", "", "", nil), "write", "none", false, false},
-		{"a role name above the permission does not raise it", 200, permissionJSON("read", "admin", "admin", nil), "write", "read", false, false},
-		{"a custom role on write keeps write", 200, permissionJSON("write", "security-reviewer", "security-reviewer", writeFlags), "write", "write", true, false},
-		{"an unknown permission authorizes nothing", 200, permissionJSON("owner", "", "", nil), "write", "none", false, false},
-		{"a non-collaborator (404) is refused without error", 404, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`, "write", "none", false, false},
-		{"a server error is an error", 502, `{"message":"Bad Gateway"}`, "write", "", false, true},
-		{"a forbidden token is an error", 403, `{"message":"Resource not accessible by integration"}`, "write", "", false, true},
+		{name: "an admin may run write commands", role: "admin", min: "write", wantLevel: "admin", wantOK: true},
+		{name: "a writer may run write commands", role: "write", min: "write", wantLevel: "write", wantOK: true},
+		{name: "a writer may not run maintain commands", role: "write", min: "maintain", wantLevel: "write"},
+		{name: "a maintainer is told from a writer by role name", role: "maintain", min: "maintain", wantLevel: "maintain", wantOK: true},
+		{name: "a maintainer may not run admin commands", role: "maintain", min: "admin", wantLevel: "maintain"},
+		{name: "a triager may not run commands", role: "triage", min: "write", wantLevel: "triage"},
+		{name: "a reader may not run commands", role: "read", min: "write", wantLevel: "read"},
+		{name: "no permission runs nothing", known: true, min: "write", wantLevel: "none"},
+		{name: "a custom role on write keeps write", role: "security-reviewer", base: "write", min: "write", wantLevel: "write", wantOK: true},
+		{name: "a custom role on maintain is told by its flags", role: "release-manager", base: "maintain", min: "maintain", wantLevel: "maintain", wantOK: true},
+		{name: "a non-collaborator (404) is refused without error", min: "write", wantLevel: "none"},
+		{name: "a server error is an error", role: "admin", fail: 502, min: "write", wantErr: true},
+		{name: "a forbidden token is an error", role: "admin", fail: 403, min: "write", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			client, mux := setup(t)
-			calls := 0
-			mux.HandleFunc("/repos/o/r/collaborators/alice/permission", func(w http.ResponseWriter, r *http.Request) {
-				calls++
-				ghtest.TestMethod(t, r, http.MethodGet)
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(tt.status)
-				fmt.Fprint(w, tt.body)
-			})
+			s, client := fakeGitHub(t)
+			switch {
+			case tt.base != "":
+				s.SetCustomRole("o", "r", "alice", tt.role, tt.base)
+			case tt.role != "":
+				s.SetPermission("o", "r", "alice", tt.role)
+			case tt.known:
+				s.AddToken("ghs_alice", "alice", false)
+			}
+			if tt.fail != 0 {
+				s.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/collaborators/{username}/permission", Status: tt.fail, NotPermitted: true})
+			}
 			for _, api := range []struct {
 				name string
 				api  permissionAPI
@@ -107,19 +80,71 @@ func TestAuthorizeAgainstGitHub(t *testing.T) {
 					t.Errorf("%s: Authorize() = %q, %v; want %q, %v", api.name, level, ok, tt.wantLevel, tt.wantOK)
 				}
 			}
-			if calls != 2 {
-				t.Errorf("%d permission requests, want one per client", calls)
+			want := []string{"GET /repos/o/r/collaborators/alice/permission", "GET /repos/o/r/collaborators/alice/permission"}
+			if diff := cmp.Diff(want, s.RequestLines()); diff != "" {
+				t.Errorf("requests, one per client (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
+// TestLevelOfAnswersGitHubDoesNotSend: the level read from answers off
+// GitHub's description — no role name, a role name above the permission,
+// a permission GitHub has not got — is never more than the permission.
+func TestLevelOfAnswersGitHubDoesNotSend(t *testing.T) {
+	t.Parallel()
+	maintainFlags := map[string]bool{"admin": false, "maintain": true, "push": true, "triage": true, "pull": true}
+	tests := []struct {
+		name       string
+		permission string
+		role       string // the user's role_name; "" = none
+		flags      map[string]bool
+		min        string
+		wantLevel  string
+		wantOK     bool
+	}{
+		{"a maintainer is told by the flags alone", "write", "", maintainFlags, "maintain", "maintain", true},
+		{"a role name above the permission does not raise it", "read", "admin", nil, "write", "read", false},
+		{"flags above the permission do not raise it", "read", "", maintainFlags, "write", "read", false},
+		{"an unknown permission authorizes nothing", "owner", "", nil, "write", "none", false},
+		{"an unknown role name on write keeps write", "write", "security-reviewer", nil, "write", "write", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u := &github.User{Login: github.String("alice"), Permissions: tt.flags}
+			if tt.role != "" {
+				u.RoleName = github.String(tt.role)
+			}
+			f := &fakePermissions{level: &github.RepositoryPermissionLevel{Permission: github.String(tt.permission), User: u}}
+			level, ok, err := Authorize(context.Background(), f, "o", "r", "alice", tt.min)
+			if err != nil || level != tt.wantLevel || ok != tt.wantOK {
+				t.Errorf("Authorize() = %q, %v, %v; want %q, %v", level, ok, err, tt.wantLevel, tt.wantOK)
+			}
+		})
+	}
+}
+
+// TestRoleClientReadsTheTopLevelRoleName keeps a bare test server: the
+// answer it needs, a role name at the top only, is one the description
+// forbids (the user's role_name is required), so the fake, which
+// validates every answer, cannot give it. It tests RoleClient's own
+// decoding, the one hand-written request of the package.
 func TestRoleClientReadsTheTopLevelRoleName(t *testing.T) {
 	t.Parallel()
-	client, mux := setup(t)
-	mux.HandleFunc("/repos/o/r/collaborators/alice/permission", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, permissionJSON("write", "maintain", "", nil))
-	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/repos/o/r/collaborators/alice/permission" {
+			t.Errorf("request %s %s, want the permission of alice", r.Method, r.URL.Path)
+		}
+		io.WriteString(w, `{"permission":"write","role_name":"maintain","user":{"login":"alice","id":1,"type":"User","site_admin":false}}`)
+	}))
+	t.Cleanup(srv.Close)
+	client := github.NewClient(srv.Client())
+	u, err := url.Parse(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.BaseURL = u
 	ctx := context.Background()
 	level, ok, err := Authorize(ctx, RoleClient{Client: client}, "o", "r", "alice", "maintain")
 	if err != nil || level != "maintain" || !ok {
@@ -189,19 +214,22 @@ func TestReact(t *testing.T) {
 	for _, content := range []string{Eyes, Rocket, Confused} {
 		t.Run(content, func(t *testing.T) {
 			t.Parallel()
-			client, mux := setup(t)
-			mux.HandleFunc("/repos/o/r/issues/comments/42/reactions", func(w http.ResponseWriter, r *http.Request) {
-				ghtest.TestMethod(t, r, http.MethodPost)
-				data, _ := io.ReadAll(r.Body)
-				var got map[string]any
-				if err := json.Unmarshal(data, &got); err != nil || got["content"] != content || len(got) != 1 {
-					t.Errorf("request body %s, want {\"content\":%q}", data, content)
-				}
-				w.WriteHeader(http.StatusCreated)
-				fmt.Fprintf(w, `{"id":1,"node_id":"R_1","content":%q,"created_at":"2026-01-02T03:04:05Z"}`, content)
-			})
-			if err := React(context.Background(), client.Reactions, "o", "r", 42, content); err != nil {
+			s, client := fakeGitHub(t)
+			s.AddIssue("o", "r", ghfake.IssueSpec{Title: "t", Author: "alice"})
+			id := s.AddComment("o", "r", 1, "alice", "/gc retry")
+			if err := React(context.Background(), client.Reactions, "o", "r", id, content); err != nil {
 				t.Fatalf("React(%s): %v", content, err)
+			}
+			reqs := s.Requests()
+			if len(reqs) != 1 || reqs[0].Method != http.MethodPost || reqs[0].Path != fmt.Sprintf("/repos/o/r/issues/comments/%d/reactions", id) {
+				t.Fatalf("requests %v, want one POST of a reaction", s.RequestLines())
+			}
+			var got map[string]any
+			if err := json.Unmarshal(reqs[0].Body, &got); err != nil || got["content"] != content || len(got) != 1 {
+				t.Errorf("request body %s, want {\"content\":%q}", reqs[0].Body, content)
+			}
+			if r := s.Reactions("o", "r", id); len(r) != 1 || r[0].Content != content || r[0].User != "gcloop[bot]" {
+				t.Errorf("reactions on GitHub %+v, want the bot's %s", r, content)
 			}
 		})
 	}
@@ -209,11 +237,7 @@ func TestReact(t *testing.T) {
 
 func TestReactErrors(t *testing.T) {
 	t.Parallel()
-	client, mux := setup(t)
-	mux.HandleFunc("/repos/o/r/issues/comments/42/reactions", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, `{"message":"Not Found"}`)
-	})
+	_, client := fakeGitHub(t)
 	err := React(context.Background(), client.Reactions, "o", "r", 42, Rocket)
 	var er *github.ErrorResponse
 	if !errors.As(err, &er) || er.Response.StatusCode != http.StatusNotFound {

@@ -16,11 +16,11 @@ import (
 
 	"github.com/gcloop/gcloop/bot/artifact"
 	"github.com/gcloop/gcloop/bot/command"
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 	"github.com/google/go-github/v62/github"
 )
 

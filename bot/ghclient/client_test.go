@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 // now is the fixed clock of the tests.
@@ -43,6 +45,12 @@ func (s *sleeps) got() []time.Duration {
 // setup returns a client talking to a fresh httptest server, its mux, and the
 // recorder of sleeps. o's zero fields get test values: no pause, fixed clock,
 // jitter 0, recorded sleeps.
+//
+// The tests of the transport itself use this bare server, not the fake
+// GitHub: they need what no fake of GitHub's API gives — raw status
+// sequences with any header ("Retry-After: soon"), requests held in flight
+// to see how many overlap, a body sent in halves, paths of no operation,
+// and a GHES root. Tests of what the client sends GitHub use the fake.
 func setup(t *testing.T, o Options) (*github.Client, *http.ServeMux, *sleeps) {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -303,29 +311,27 @@ func TestTransportRefusesWaitPastTheDeadline(t *testing.T) {
 
 func TestTransportReplaysTheRequestBody(t *testing.T) {
 	t.Parallel()
-	client, mux, _ := setup(t, Options{})
-	var bodies []string
-	var mu sync.Mutex
-	mux.HandleFunc("/repos/o/r/issues/comments/7", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, string(b))
-		n := len(bodies)
-		mu.Unlock()
-		if n == 1 {
-			w.WriteHeader(502)
-			return
-		}
-		fmt.Fprint(w, `{"id":7,"body":"hello"}`)
-	})
-	c, _, err := client.Issues.EditComment(context.Background(), "o", "r", 7, &github.IssueComment{Body: github.String("hello")})
+	gh, _, _ := contentsWorld(t, 0)
+	gh.AddIssue(fakeOwner, fakeRepo, ghfake.IssueSpec{Title: "t", Author: "alice"})
+	id := gh.AddComment(fakeOwner, fakeRepo, 1, "gcloop[bot]", "before")
+	gh.Fail(ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 502, Times: 1})
+	s := &sleeps{}
+	client, err := New(Options{Token: fakeToken, BaseURL: gh.URL(), MutationPause: -1, Sleep: s.sleep, Rand: func() float64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := client.Issues.EditComment(context.Background(), fakeOwner, fakeRepo, id, &github.IssueComment{Body: github.String("hello")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.GetBody() != "hello" {
 		t.Errorf("comment body = %q", c.GetBody())
 	}
-	want := []string{`{"body":"hello"}` + "\n", `{"body":"hello"}` + "\n"}
+	var bodies []string
+	for _, r := range gh.Requests() {
+		bodies = append(bodies, r.Method+" "+string(r.Body))
+	}
+	want := []string{`PATCH {"body":"hello"}` + "\n", `PATCH {"body":"hello"}` + "\n"}
 	if diff := cmp.Diff(want, bodies); diff != "" {
 		t.Errorf("request bodies (-want +got):\n%s", diff)
 	}
@@ -475,31 +481,29 @@ func TestNewSendsTokenAndUserAgent(t *testing.T) {
 		token    string
 		wantAuth string
 	}{
-		{name: "a token is sent as a bearer token", token: "s3cret", wantAuth: "Bearer s3cret"},
+		{name: "a token is sent as a bearer token", token: fakeToken, wantAuth: "Bearer " + fakeToken},
 		{name: "no token sends no Authorization header", token: "", wantAuth: ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mux := http.NewServeMux()
-			srv := httptest.NewServer(mux)
-			t.Cleanup(srv.Close)
-			var auth, ua string
-			mux.HandleFunc("/repos/o/r", func(w http.ResponseWriter, r *http.Request) {
-				auth, ua = r.Header.Get("Authorization"), r.Header.Get("User-Agent")
-				fmt.Fprint(w, `{"id":1}`)
-			})
-			c, err := New(Options{Token: tc.token, BaseURL: srv.URL, UserAgent: "gcloop-test/1"})
+			gh, _, _ := contentsWorld(t, 0)
+			c, err := New(Options{Token: tc.token, BaseURL: gh.URL(), UserAgent: "gcloop-test/1"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := c.Repositories.Get(context.Background(), "o", "r"); err != nil {
-				t.Fatal(err)
+			_, _, err = c.Repositories.Get(context.Background(), fakeOwner, fakeRepo)
+			if (err != nil) != (tc.token == "") {
+				t.Fatalf("get the repository: %v; the fake refuses a request without a token, only that", err)
 			}
-			if auth != tc.wantAuth {
+			reqs := gh.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			if auth := reqs[0].Header.Get("Authorization"); auth != tc.wantAuth {
 				t.Errorf("Authorization = %q, want %q", auth, tc.wantAuth)
 			}
-			if ua != "gcloop-test/1" {
+			if ua := reqs[0].Header.Get("User-Agent"); ua != "gcloop-test/1" {
 				t.Errorf("User-Agent = %q, want gcloop-test/1", ua)
 			}
 		})

@@ -18,14 +18,17 @@ import (
 
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/store/storetest"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // paceWorld is a test server and replicas of one installation's client,
 // each with its own pacer over one store, on a clock that moves only when
-// a client sleeps.
+// a client sleeps. The server is a bare one, not the fake GitHub: the
+// pacer is part of the transport, and these tests read when each request
+// arrived on the replicas' test clock and answer with rate-limit headers
+// of other resources (search) that no operation of the fake sends.
 type paceWorld struct {
 	clock   *storetest.Clock
 	mux     *http.ServeMux

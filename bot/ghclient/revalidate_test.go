@@ -2,11 +2,8 @@ package ghclient
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
@@ -129,62 +126,50 @@ func TestContentCacheIsBounded(t *testing.T) {
 	}
 }
 
-// TestContentCacheDropsWhatIsGoneOrTooBig uses a server that answers
-// with an ETag and a body of the requested size, or 404.
+// TestContentCacheDropsWhatIsGoneOrTooBig: an answer too big to keep is
+// not kept, a kept one comes back from a 304, and a 404 drops it.
 func TestContentCacheDropsWhatIsGoneOrTooBig(t *testing.T) {
 	t.Parallel()
-	var (
-		gone    atomic.Bool
-		size    atomic.Int64
-		matches atomic.Int32
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if gone.Load() {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("ETag", `"v1"`)
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			matches.Add(1)
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		io.WriteString(w, strings.Repeat("x", int(size.Load())))
-	}))
-	t.Cleanup(srv.Close)
-	cache := NewContentCache(0)
-	c, err := New(Options{BaseURL: srv.URL, Contents: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func() (string, *Revalidation) {
+	gh, cache, client := contentsWorld(t, 0)
+	c := client(1)
+	get := func(path string) (string, *Revalidation, error) {
 		t.Helper()
 		rv := &Revalidation{}
-		req, err := c.NewRequest("GET", "thing", nil)
+		fc, _, _, err := c.Repositories.GetContents(Revalidate(context.Background(), rv), fakeOwner, fakeRepo, path, nil)
 		if err != nil {
-			t.Fatal(err)
+			return "", rv, err
 		}
-		var b strings.Builder
-		_, err = c.Do(Revalidate(context.Background(), rv), req, &b)
-		if err != nil && !gone.Load() {
-			t.Fatal(err)
-		}
-		return b.String(), rv
+		text, err := fc.GetContent()
+		return text, rv, err
 	}
-	size.Store(maxCachedBody + 1)
-	if body, _ := get(); len(body) != maxCachedBody+1 {
-		t.Fatalf("a body too big to keep arrived with %d bytes; want all %d", len(body), maxCachedBody+1)
+	notModified := func() int {
+		n := 0
+		for _, r := range gh.Requests() {
+			if r.Status == http.StatusNotModified {
+				n++
+			}
+		}
+		return n
+	}
+	big := strings.Repeat("x", maxCachedBody+1) // its answer, in base64, is bigger still
+	gh.AddFile(fakeOwner, fakeRepo, "main", "big.txt", []byte(big))
+	if body, _, err := get("big.txt"); err != nil || body != big {
+		t.Fatalf("a body too big to keep arrived with %d bytes, %v; want all %d", len(body), err, len(big))
 	}
 	if cache.Len() != 0 {
 		t.Errorf("a body too big to keep was kept")
 	}
-	size.Store(10)
-	get()
-	if body, rv := get(); body != "xxxxxxxxxx" || !rv.NotModified() || matches.Load() != 1 {
-		t.Errorf("revalidation: %q, not modified %v; want the kept body from a 304", body, rv.NotModified())
+	gh.AddFile(fakeOwner, fakeRepo, "main", "small.txt", []byte("xxxxxxxxxx"))
+	if _, _, err := get("small.txt"); err != nil || cache.Len() != 1 {
+		t.Fatalf("a small answer: %v, %d kept; want it kept", err, cache.Len())
 	}
-	gone.Store(true)
-	get()
+	if body, rv, err := get("small.txt"); err != nil || body != "xxxxxxxxxx" || !rv.NotModified() || notModified() != 1 {
+		t.Errorf("revalidation: %q, not modified %v, %v; want the kept body from a 304", body, rv.NotModified(), err)
+	}
+	gh.Fail(ghfake.FailRule{Pattern: "GET /repos/{owner}/{repo}/contents/{path}", Status: http.StatusNotFound})
+	if _, _, err := get("small.txt"); err == nil {
+		t.Fatal("a file gone: no error")
+	}
 	if cache.Len() != 0 {
 		t.Errorf("a 404 left the answer in the cache")
 	}

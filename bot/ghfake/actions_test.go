@@ -289,6 +289,31 @@ func TestFaultsAnswerLikeGitHub(t *testing.T) {
 					t.Errorf("err = %v, want 429 without Retry-After", err)
 				}
 			}},
+		{"422 with GitHub's error objects", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 422, Times: 1,
+			Errors: []ghfake.FieldError{{Resource: "IssueComment", Field: "body", Code: "custom", Message: "body is too long"}}},
+			func(t *testing.T, err error) {
+				var er *github.ErrorResponse
+				if !errors.As(err, &er) || er.Response.StatusCode != 422 || er.Message != "Validation Failed" ||
+					len(er.Errors) != 1 || er.Errors[0].Field != "body" || er.Errors[0].Code != "custom" || er.Errors[0].Message != "body is too long" {
+					t.Errorf("err = %v, want a 422 Validation Failed naming the body", err)
+				}
+			}},
+		{"404: deleted meanwhile", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 404, Times: 1},
+			func(t *testing.T, err error) {
+				var er *github.ErrorResponse
+				if !errors.As(err, &er) || er.Response.StatusCode != 404 || er.Message != "Not Found" || er.Response.Header.Values("Retry-After") != nil {
+					t.Errorf("err = %v, want 404 Not Found without Retry-After", err)
+				}
+			}},
+		{"403 refusing the token is no rate limit", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 403, Times: 1, NotPermitted: true},
+			func(t *testing.T, err error) {
+				var er *github.ErrorResponse
+				var ab *github.AbuseRateLimitError
+				var rl *github.RateLimitError
+				if !errors.As(err, &er) || errors.As(err, &ab) || errors.As(err, &rl) || er.Response.StatusCode != 403 || er.Message != "Resource not accessible by integration" {
+					t.Errorf("err = %v, want a plain 403 refusing the token", err)
+				}
+			}},
 		{"401", ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", Status: 401, Times: 1},
 			func(t *testing.T, err error) {
 				var er *github.ErrorResponse

@@ -70,7 +70,7 @@ func (c *call) getContent() {
 	item := func(p, typ, sha string, size int) obj {
 		html := repoHTML(c.repo.fullName()) + "/blob/" + ref + "/" + p
 		git := c.s.repoAPI(c.repo) + "/git/blobs/" + sha
-		var download any = "https://raw.githubusercontent.com/" + c.repo.fullName() + "/" + ref + "/" + p
+		var download any = c.s.rawURL(c.repo, ref, p)
 		if typ == "dir" {
 			html = repoHTML(c.repo.fullName()) + "/tree/" + ref + "/" + p
 			git = c.s.repoAPI(c.repo) + "/git/trees/" + sha
@@ -89,6 +89,11 @@ func (c *call) getContent() {
 		o := item(path, "file", hashObject("blob", data), len(data))
 		o["encoding"] = "base64"
 		o["content"] = wrap60(base64.StdEncoding.EncodeToString(data))
+		if len(data) > maxInlineContent {
+			// GitHub leaves a file over 1 MB out of the JSON: the raw media
+			// type or the download_url has it.
+			o["encoding"], o["content"] = "none", ""
+		}
 		c.conditionalJSON(o)
 		return
 	}

@@ -1,9 +1,15 @@
 package ghfake_test
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 )
 
 // TestContentsAnswerConditionalRequests: repos/get-content sends an ETag
@@ -69,5 +75,51 @@ func TestContentsAnswerConditionalRequests(t *testing.T) {
 	s.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte("review:\n  max_rounds: 4\n"))
 	if resp := get("", etag); resp.StatusCode != 200 || resp.Header.Get("ETag") == etag {
 		t.Errorf("after a change: %d, ETag %q; want 200 with a new ETag", resp.StatusCode, resp.Header.Get("ETag"))
+	}
+}
+
+// TestLargeFilesComeThroughTheirDownloadURL: a file over 1 MB comes with
+// encoding "none" and no content, as on GitHub; go-github's
+// DownloadContents reads it from the raw host, which a fault rule on its
+// path makes fail.
+func TestLargeFilesComeThroughTheirDownloadURL(t *testing.T) {
+	t.Parallel()
+	s, c := world(t)
+	ctx := context.Background()
+	big := bytes.Repeat([]byte("golden line\n"), 100000)
+	head := s.AddCommit(owner, repo, "main", map[string][]byte{"testdata/big.golden": big, "small.txt": []byte("small\n")})
+	opts := &github.RepositoryContentGetOptions{Ref: head}
+
+	fc, _, _, err := c.Repositories.GetContents(ctx, owner, repo, "testdata/big.golden", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fc.GetEncoding() != "none" || fc.Content == nil || *fc.Content != "" || fc.GetSize() != len(big) {
+		t.Errorf("a file of %d bytes: encoding %q, size %d; want none, an empty content and %d", len(big), fc.GetEncoding(), fc.GetSize(), len(big))
+	}
+	small, _, _, err := c.Repositories.GetContents(ctx, owner, repo, "small.txt", opts)
+	if got, _ := small.GetContent(); err != nil || small.GetEncoding() != "base64" || got != "small\n" {
+		t.Errorf("a small file: encoding %q, content %q, %v; want it inline", small.GetEncoding(), got, err)
+	}
+
+	rc, _, err := c.Repositories.DownloadContents(ctx, owner, repo, "testdata/big.golden", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || !bytes.Equal(got, big) {
+		t.Errorf("downloaded %d bytes, %v; want the file's %d", len(got), err, len(big))
+	}
+
+	// go-github hands back the download's body whatever its status.
+	s.Fail(ghfake.FailRule{Pattern: "GET /raw/{owner}/{repo}/{ref}/small.txt", Status: http.StatusNotFound})
+	rc, resp, err := c.Repositories.DownloadContents(ctx, owner, repo, "small.txt", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a download the fault rule fails: status %d, want 404", resp.StatusCode)
 	}
 }

@@ -347,13 +347,18 @@ func TestPermissionLevelCarriesRoleName(t *testing.T) {
 	t.Parallel()
 	s, c := world(t)
 	ctx := context.Background()
-	tests := []struct{ role, permission string }{
-		{"admin", "admin"}, {"maintain", "write"}, {"write", "write"}, {"triage", "read"}, {"read", "read"}, {"none", "none"},
+	tests := []struct{ role, base, permission string }{
+		{"admin", "", "admin"}, {"maintain", "", "write"}, {"write", "", "write"}, {"triage", "", "read"}, {"read", "", "read"}, {"none", "", "none"},
+		{"security-reviewer", "write", "write"}, {"auditor", "triage", "read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.role, func(t *testing.T) {
 			user := "user-" + tt.role
-			s.SetPermission(owner, repo, user, tt.role)
+			if tt.base != "" {
+				s.SetCustomRole(owner, repo, user, tt.role, tt.base)
+			} else {
+				s.SetPermission(owner, repo, user, tt.role)
+			}
 			// go-github v62 has no role_name; read the raw answer.
 			req, err := c.NewRequest(http.MethodGet, "repos/"+owner+"/"+repo+"/collaborators/"+user+"/permission", nil)
 			if err != nil {

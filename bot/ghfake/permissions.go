@@ -24,13 +24,37 @@ func (c *call) permission() {
 			role = "admin"
 		}
 	}
-	perm, ok := legacyPermission[role]
+	base := role
+	if b, ok := c.repo.customRoles[role]; ok {
+		base = b
+	}
+	perm, ok := legacyPermission[base]
 	if !ok {
-		perm = role
+		perm = base
 	}
 	user := c.s.userJSON(u.login)
-	user["permissions"] = obj{"admin": role == "admin", "maintain": role == "admin" || role == "maintain",
-		"push": perm == "admin" || perm == "write", "triage": perm != "none" && role != "read", "pull": perm != "none"}
+	user["permissions"] = obj{"admin": base == "admin", "maintain": base == "admin" || base == "maintain",
+		"push": perm == "admin" || perm == "write", "triage": perm != "none" && base != "read", "pull": perm != "none"}
 	user["role_name"] = role
 	c.json(http.StatusOK, obj{"permission": perm, "role_name": role, "user": user})
+}
+
+// SetCustomRole gives user a custom repository role named role that
+// inherits base (read, triage, write or maintain), as an organization
+// defines one: GitHub reports base's permission and flags under the
+// role's name.
+func (s *Server) SetCustomRole(owner, repo, user, role, base string) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := legacyPermission[base]; !ok || base == "admin" || base == "none" {
+		s.t.Fatalf("ghfake: custom role %q inherits %q, want read, triage, write or maintain", role, base)
+	}
+	r := s.mustRepo(owner, repo)
+	s.user(user)
+	if r.customRoles == nil {
+		r.customRoles = map[string]string{}
+	}
+	r.customRoles[role] = base
+	r.perms[strings.ToLower(user)] = role
 }

@@ -101,12 +101,13 @@ func (s *Server) repoJSON(full string, id int64, fork bool) obj {
 	owner, name, _ := strings.Cut(full, "/")
 	api := s.apiBase() + "/repos/" + full
 	branch := "main"
+	private := false
 	if r, ok := s.repos[strings.ToLower(full)]; ok {
-		branch = r.defaultBranch
+		branch, private = r.defaultBranch, r.private
 	}
 	o := obj{
 		"id": id, "node_id": nodeID("Repository", id), "name": name, "full_name": full,
-		"owner": s.userJSON(owner), "private": false, "html_url": repoHTML(full), "description": nil,
+		"owner": s.userJSON(owner), "private": private, "html_url": repoHTML(full), "description": nil,
 		"fork": fork, "url": api, "clone_url": repoHTML(full) + ".git", "git_url": "git://github.com/" + full + ".git",
 		"ssh_url": "git@github.com:" + full + ".git", "svn_url": repoHTML(full), "mirror_url": nil, "homepage": nil,
 		"default_branch": branch, "forks": 0, "forks_count": 0, "has_downloads": true, "has_issues": true,
@@ -114,6 +115,9 @@ func (s *Server) repoJSON(full string, id int64, fork bool) obj {
 		"disabled": false, "open_issues": 0, "open_issues_count": 0, "license": nil,
 		"pushed_at": ts(s.start), "created_at": ts(s.start), "updated_at": ts(s.start), "size": 0,
 		"stargazers_count": 0, "watchers": 0, "watchers_count": 0, "visibility": "public",
+	}
+	if private {
+		o["visibility"] = "private"
 	}
 	for k, suffix := range repoURLFields {
 		o[k] = api + suffix

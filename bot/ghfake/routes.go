@@ -24,7 +24,7 @@ func (s *Server) dispatch(c *call) {
 		return
 	}
 	r, ok := s.repos[strings.ToLower(c.params["owner"]+"/"+c.params["repo"])]
-	if !ok {
+	if !ok || !s.sees(r, c.login) {
 		c.notFound()
 		return
 	}

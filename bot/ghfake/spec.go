@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"sort"
@@ -145,6 +146,13 @@ func matchSegs(segs []segment, parts []string, out map[string]string) bool {
 		return parts[0] == sg.literal && matchSegs(segs[1:], parts[1:], out)
 	}
 	if parts[0] == "" {
+		// A trailing multi-segment parameter may be empty: GitHub answers
+		// GET …/contents/ with the repository's root, which is how
+		// go-github asks for it.
+		if sg.multi && len(segs) == 1 && len(parts) == 1 {
+			out[sg.param] = ""
+			return true
+		}
 		return false
 	}
 	if !sg.multi {
@@ -184,9 +192,19 @@ func (s *spec) validateRequest(r *route, params map[string]string, req *http.Req
 	if len(body) == 0 {
 		clone.Body = http.NoBody
 	}
+	checked := params
+	for k, v := range params {
+		if v == "" {
+			// Only a trailing multi-segment parameter matches empty (the
+			// root of …/contents/), which GitHub answers though its
+			// description marks the parameter required: checked as "/".
+			checked = maps.Clone(params)
+			checked[k] = "/"
+		}
+	}
 	in := &openapi3filter.RequestValidationInput{
 		Request:    clone,
-		PathParams: params,
+		PathParams: checked,
 		Route:      r.kin,
 		Options:    validationOptions,
 	}

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/ghtest"
 )
 
 // FuzzIssuePlan feeds hostile task text to the issue planner: it never
@@ -39,7 +39,7 @@ func FuzzIssuePlan(f *testing.F) {
 		if report.HasMarker(p.Body) {
 			t.Error("body holds a state marker")
 		}
-		if strings.ContainsAny(p.Title, "\n\r") || ghtest.Pingable(p.Title) || ghtest.Pingable(p.Body) || len([]rune(p.Title)) > titleRunes {
+		if strings.ContainsAny(p.Title, "\n\r") || ghfake.Pingable(p.Title) || ghfake.Pingable(p.Body) || len([]rune(p.Title)) > titleRunes {
 			t.Errorf("title %q", p.Title)
 		}
 	})

@@ -2,8 +2,8 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
 
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/ghtest"
 )
 
 // memIssues is an in-memory issue tracker that records calls and fails
@@ -106,7 +106,7 @@ func (m *memIssues) Create(_ context.Context, _, _ string, req *github.IssueRequ
 		User: &github.User{Login: github.String(m.author)}}
 	for _, l := range req.GetLabels() {
 		if !m.labels[l] {
-			return nil, nil, ghtest.ErrResp(422, "POST", "/repos/o/r/issues", github.Error{Resource: "Issue", Field: "labels", Code: "invalid"})
+			return nil, nil, ghfake.ErrorResponse(422, "POST", "/repos/o/r/issues", github.Error{Resource: "Issue", Field: "labels", Code: "invalid"})
 		}
 		is.Labels = append(is.Labels, &github.Label{Name: github.String(l)})
 	}
@@ -124,7 +124,7 @@ func (m *memIssues) Edit(_ context.Context, _, _ string, n int, req *github.Issu
 	}
 	is := m.find(n)
 	if is == nil {
-		return nil, nil, ghtest.ErrResp(404, "PATCH", fmt.Sprintf("/repos/o/r/issues/%d", n))
+		return nil, nil, ghfake.ErrorResponse(404, "PATCH", fmt.Sprintf("/repos/o/r/issues/%d", n))
 	}
 	if req.Title != nil {
 		is.Title = req.Title
@@ -152,7 +152,7 @@ func (m *memIssues) GetLabel(_ context.Context, _, _, name string) (*github.Labe
 	}
 	plain, err := url.PathUnescape(name)
 	if err != nil || !m.labels[plain] {
-		return nil, nil, ghtest.ErrResp(404, "GET", "/repos/o/r/labels/"+name)
+		return nil, nil, ghfake.ErrorResponse(404, "GET", "/repos/o/r/labels/"+name)
 	}
 	return &github.Label{Name: github.String(plain)}, nil, nil
 }
@@ -162,7 +162,7 @@ func (m *memIssues) CreateLabel(_ context.Context, _, _ string, l *github.Label)
 		return nil, nil, err
 	}
 	if m.labels[l.GetName()] {
-		return nil, nil, ghtest.ErrResp(422, "POST", "/repos/o/r/labels", github.Error{Resource: "Label", Field: "name", Code: "already_exists"})
+		return nil, nil, ghfake.ErrorResponse(422, "POST", "/repos/o/r/labels", github.Error{Resource: "Label", Field: "name", Code: "already_exists"})
 	}
 	m.labels[l.GetName()] = true
 	return l, nil, nil
@@ -381,7 +381,7 @@ func TestSyncIssues(t *testing.T) {
 			prepare: func(m *memIssues) {
 				m.labels["gcloop:review"] = true
 				m.failIn = "get label gcloop:review"
-				m.failErr = ghtest.ErrResp(404, "GET", "/x")
+				m.failErr = ghfake.ErrorResponse(404, "GET", "/x")
 			},
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1", "get label gcloop", "create label gcloop", "get label gcloop:review", "create label gcloop:review", "create gcloop: fix a.go (PR #12, round 1)"},
@@ -399,7 +399,7 @@ func TestSyncIssues(t *testing.T) {
 			name: "a failed creation stops the sync with what was done",
 			prepare: func(m *memIssues) {
 				m.failIn = "create gcloop: fix b.go"
-				m.failErr = ghtest.ErrResp(403, "POST", "/repos/o/r/issues")
+				m.failErr = ghfake.ErrorResponse(403, "POST", "/repos/o/r/issues")
 			},
 			spec: func() SyncSpec { s := base; s.Tasks = append(s.Tasks, reviewTask("FIX-2-2", "b.go", "y")); return s },
 			wantCalls: []string{"list page 1", "get label gcloop", "create label gcloop", "get label gcloop:review", "create label gcloop:review",
@@ -411,15 +411,18 @@ func TestSyncIssues(t *testing.T) {
 			name: "a label lookup that fails otherwise stops before any issue",
 			prepare: func(m *memIssues) {
 				m.failIn = "get label gcloop"
-				m.failErr = ghtest.ErrResp(500, "GET", "/repos/o/r/labels/gcloop")
+				m.failErr = ghfake.ErrorResponse(500, "GET", "/repos/o/r/labels/gcloop")
 			},
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1", "get label gcloop"},
 			wantErr:   `fix issues: look up label "gcloop": server error: Internal Server Error`,
 		},
 		{
-			name:      "a failed listing is returned",
-			prepare:   func(m *memIssues) { m.failIn = "list"; m.failErr = ghtest.ErrResp(502, "GET", "/repos/o/r/issues") },
+			name: "a failed listing is returned",
+			prepare: func(m *memIssues) {
+				m.failIn = "list"
+				m.failErr = ghfake.ErrorResponse(502, "GET", "/repos/o/r/issues")
+			},
 			spec:      func() SyncSpec { return base },
 			wantCalls: []string{"list page 1"},
 			wantErr:   "fix issues: list open issues labelled gcloop:review, page 1: server error: Bad Gateway",
@@ -479,7 +482,7 @@ func TestIssueBodyIsEscapedAndBounded(t *testing.T) {
 				if strings.Contains(p.Body, "<img") || strings.Contains(p.Body, "<!-- gcloop:issue review pr12-0000") {
 					t.Errorf("body holds raw artifact markup:\n%s", p.Body)
 				}
-				if ghtest.Pingable(p.Body) || ghtest.Pingable(p.Title) {
+				if ghfake.Pingable(p.Body) || ghfake.Pingable(p.Title) {
 					t.Errorf("title %q or body pings", p.Title)
 				}
 				if strings.ContainsRune(p.Title, '\u202e') {
@@ -586,69 +589,95 @@ func TestTasksOfOneTargetGetDistinctKeys(t *testing.T) {
 
 func TestSyncIssuesOverHTTP(t *testing.T) {
 	t.Parallel()
-	s := ghtest.New(t)
-	st := spec(1, reviewTask("FIX-2-1", "a.go", "critical a.go:1 boom"))
-	st.Labels = []string{"bot"}
-	s.Mux.HandleFunc("GET /repos/o/r/issues", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		if got := q.Get("labels") + " " + q.Get("state"); got != "gcloop:review open" {
-			t.Errorf("listed %q, want the open issues labelled gcloop:review", got)
-		}
-		if q.Get("page") == "" {
-			ghtest.LinkNext(w, r, 2, 2)
-			// A pull request carries the loop label too; it is skipped, and
-			// its labels tell that "bot" exists.
-			ghtest.WriteJSON(w, 200, []map[string]any{{"number": 5, "title": "a PR", "pull_request": map[string]string{"url": "x"},
-				"labels": []map[string]string{{"name": "bot"}}}})
-			return
-		}
-		ghtest.WriteJSON(w, 200, []any{})
-	})
-	s.Mux.HandleFunc("GET /repos/o/r/labels/{name}", func(w http.ResponseWriter, r *http.Request) {
-		if r.PathValue("name") == "gcloop" {
-			ghtest.WriteJSON(w, 200, map[string]string{"name": "gcloop"})
-			return
-		}
-		ghtest.NotFound(w)
-	})
-	s.Mux.HandleFunc("POST /repos/o/r/labels", func(w http.ResponseWriter, r *http.Request) {
-		var l map[string]string
-		ghtest.DecodeBody(t, r, &l)
-		want := map[string]string{"name": "gcloop:review", "color": loopLabelColor, "description": "Fix task of a gcloop review loop"}
-		if diff := cmp.Diff(want, l); diff != "" {
-			t.Errorf("label (-want +got):\n%s", diff)
-		}
-		ghtest.WriteJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []map[string]string{{"resource": "Label", "code": "already_exists", "field": "name"}}})
-	})
-	s.Mux.HandleFunc("POST /repos/o/r/issues", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Title, Body string
-			Labels      []string
-		}
-		ghtest.DecodeBody(t, r, &req)
-		if req.Title != "gcloop: fix a.go (PR #12, round 1)" || !slices.Equal(req.Labels, []string{"gcloop", "gcloop:review", "bot"}) ||
-			parseIssueMarker(req.Body, "review") == "" {
-			t.Errorf("issue request %+v", req)
-		}
-		ghtest.WriteJSON(w, 201, map[string]any{"number": 9, "title": req.Title, "body": req.Body})
-	})
-	res, err := SyncIssues(context.Background(), s.Client.Issues, st)
-	if err != nil {
-		t.Fatal(err)
+	const (
+		list1 = "GET /repos/o/r/issues?direction=asc&labels=gcloop%3Areview&per_page=100&sort=created&state=open"
+		list2 = "GET /repos/o/r/issues?direction=asc&labels=gcloop%3Areview&page=2&per_page=100&sort=created&state=open"
+	)
+	loopLabel := map[string]string{"name": "gcloop:review", "color": loopLabelColor, "description": "Fix task of a gcloop review loop"}
+	tests := []struct {
+		name      string
+		pulls     []ghfake.PullSpec // carry the loop label too: listed, and skipped
+		labels    []string          // labels the repository has
+		fail      []ghfake.FailRule
+		wantReqs  []string
+		wantLabel map[string]string // the body of POST …/labels; nil = none sent
+	}{
+		{
+			name: "the list's pages are followed; a pull request is skipped and its labels are known to exist",
+			pulls: []ghfake.PullSpec{
+				{Number: 5, Title: "a PR", Labels: []string{"gcloop:review", "bot"}},
+				{Number: 6, Title: "another PR", Labels: []string{"gcloop:review"}},
+			},
+			labels:   []string{"gcloop"},
+			wantReqs: []string{list1, list2, "GET /repos/o/r/labels/gcloop", "POST /repos/o/r/issues"},
+		},
+		{
+			name:   "a missing label is created, and one a concurrent run created first (422 already_exists) is fine",
+			labels: []string{"gcloop", "bot"},
+			fail: []ghfake.FailRule{{Pattern: "POST /repos/{owner}/{repo}/labels", Status: 422,
+				Errors: []ghfake.FieldError{{Resource: "Label", Code: "already_exists", Field: "name"}}}},
+			wantReqs: []string{list1, "GET /repos/o/r/labels/gcloop", "GET /repos/o/r/labels/gcloop:review", "POST /repos/o/r/labels",
+				"GET /repos/o/r/labels/bot", "POST /repos/o/r/issues"},
+			wantLabel: loopLabel,
+		},
+		{
+			name:      "a missing label is created",
+			labels:    []string{"gcloop", "bot"},
+			wantReqs:  []string{list1, "GET /repos/o/r/labels/gcloop", "GET /repos/o/r/labels/gcloop:review", "POST /repos/o/r/labels", "GET /repos/o/r/labels/bot", "POST /repos/o/r/issues"},
+			wantLabel: loopLabel,
+		},
 	}
-	if diff := cmp.Diff([]int{9}, res.Created); diff != "" {
-		t.Errorf("created (-want +got):\n%s", diff)
-	}
-	want := []string{
-		"GET /repos/o/r/issues?direction=asc&labels=gcloop%3Areview&per_page=100&sort=created&state=open",
-		"GET /repos/o/r/issues?direction=asc&labels=gcloop%3Areview&page=2&per_page=100&sort=created&state=open",
-		"GET /repos/o/r/labels/gcloop",
-		"GET /repos/o/r/labels/gcloop:review",
-		"POST /repos/o/r/labels",
-		"POST /repos/o/r/issues",
-	}
-	if diff := cmp.Diff(want, s.Requests()); diff != "" {
-		t.Errorf("requests (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := ghfake.New(t)
+			s.AddRepo("o", "r", 1, "main")
+			s.AddToken("ghs_bot", bot, true)
+			s.SetPerPage(1)
+			for _, pr := range tt.pulls {
+				pr.User, pr.HeadSHA, pr.HeadRef, pr.BaseSHA = "alice", strings.Repeat("a", 40), "feature", strings.Repeat("b", 40)
+				s.AddPull("o", "r", pr)
+			}
+			for _, l := range tt.labels {
+				s.AddLabel("o", "r", l, "ededed", "")
+			}
+			for _, f := range tt.fail {
+				s.Fail(f)
+			}
+			st := spec(1, reviewTask("FIX-2-1", "a.go", "critical a.go:1 boom"))
+			st.Labels = []string{"bot"}
+			res, err := SyncIssues(context.Background(), s.Client("ghs_bot").Issues, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var made []ghfake.Issue
+			for _, is := range s.Issues("o", "r") {
+				if !is.IsPull {
+					made = append(made, is)
+				}
+			}
+			if len(made) != 1 || !slices.Equal(res.Created, []int{made[0].Number}) {
+				t.Fatalf("created %v; issues on GitHub %+v, want the one created", res.Created, made)
+			}
+			if is := made[0]; is.Title != "gcloop: fix a.go (PR #12, round 1)" || !slices.Equal(is.Labels, []string{"gcloop", "gcloop:review", "bot"}) ||
+				parseIssueMarker(is.Body, "review") == "" || is.Author != bot {
+				t.Errorf("issue %+v", is)
+			}
+			if diff := cmp.Diff(tt.wantReqs, s.RequestLines()); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+			var label map[string]string
+			for _, r := range s.Requests() {
+				if r.Method == "POST" && r.Path == "/repos/o/r/labels" {
+					if err := json.Unmarshal(r.Body, &label); err != nil {
+						t.Fatalf("label request %s: %v", r.Body, err)
+					}
+				}
+			}
+			if diff := cmp.Diff(tt.wantLabel, label); diff != "" {
+				t.Errorf("label (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -6,13 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,34 +16,40 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/gcloop/gcloop/bot/ghclient"
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/coverage/guard"
-	"github.com/gcloop/gcloop/internal/ghtest"
 )
 
-// setup starts a server and a real go-github client pointed at it, in
-// go-github's own test style.
-func setup(t *testing.T) (*github.Client, *http.ServeMux, string) {
+const fakeToken = "ghs_gcloop"
+
+// fakeRepo is the fake GitHub of the adapter tests: repository o/r whose
+// branch holds one commit of files, and a client that sends the token.
+// It returns the commit and its tree.
+func fakeRepo(t *testing.T, branch string, files map[string][]byte) (s *ghfake.Server, c *github.Client, head, tree string) {
 	t.Helper()
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	c := github.NewClient(srv.Client())
-	u, err := url.Parse(srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.BaseURL, c.UploadURL = u, u
-	return c, mux, srv.URL
+	s = ghfake.New(t)
+	s.AddRepo("o", "r", 1, "main")
+	s.AddToken(fakeToken, "gcloop[bot]", true)
+	head = s.AddCommit("o", "r", branch, files)
+	return s, s.Client(fakeToken), head, s.Commit("o", "r", head).Tree
 }
 
-// jsonBody decodes a request body into a generic map.
-func jsonBody(t *testing.T, r *http.Request) map[string]any {
+// sent decodes the JSON bodies of the requests the fake received for
+// method path, in order.
+func sent(t *testing.T, s *ghfake.Server, method, path string) []map[string]any {
 	t.Helper()
-	var m map[string]any
-	if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-		t.Errorf("%s %s: body is not a JSON object: %v", r.Method, r.URL.Path, err)
+	var out []map[string]any
+	for _, r := range s.Requests() {
+		if r.Method != method || r.Path != path {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(r.Body, &m); err != nil {
+			t.Errorf("%s %s: body is not a JSON object: %v", method, path, err)
+		}
+		out = append(out, m)
 	}
-	return m
+	return out
 }
 
 func keys(m map[string]any) []string {
@@ -59,94 +61,12 @@ func keys(m map[string]any) []string {
 	return ks
 }
 
-const (
-	headSHA  = "1111111111111111111111111111111111111111"
-	baseTree = "2222222222222222222222222222222222222222"
-	treeSHA  = "3333333333333333333333333333333333333333"
-	newSHA   = "4444444444444444444444444444444444444444"
-)
+// headFiles are the files of the branch the push tests push onto.
+var headFiles = map[string][]byte{"a_test.go": []byte("package a\n"), "testdata/old.txt": []byte("old\n")}
 
-// pushServer serves one push; refStatus and refBody answer the ref update.
-func pushServer(t *testing.T, mux *http.ServeMux, refStatus int, refBody string) *[]map[string]any {
-	var mu sync.Mutex
-	var blobs []map[string]any
-	mux.HandleFunc("/repos/o/r/git/ref/heads/feature/x", func(w http.ResponseWriter, r *http.Request) {
-		ghtest.TestMethod(t, r, "GET")
-		fmt.Fprintf(w, `{"ref":"refs/heads/feature/x","object":{"type":"commit","sha":%q}}`, headSHA)
-	})
-	mux.HandleFunc("/repos/o/r/git/blobs", func(w http.ResponseWriter, r *http.Request) {
-		ghtest.TestMethod(t, r, "POST")
-		b := jsonBody(t, r)
-		mu.Lock()
-		blobs = append(blobs, b)
-		mu.Unlock()
-		var data []byte
-		switch b["encoding"] {
-		case "utf-8":
-			data = []byte(b["content"].(string))
-		case "base64":
-			data, _ = base64.StdEncoding.DecodeString(b["content"].(string))
-		default:
-			t.Errorf("blob encoding %v, want utf-8 or base64", b["encoding"])
-		}
-		w.WriteHeader(http.StatusCreated)
-		fmt.Fprintf(w, `{"sha":%q,"url":"x"}`, BlobID(data))
-	})
-	mux.HandleFunc("/repos/o/r/git/trees", func(w http.ResponseWriter, r *http.Request) {
-		ghtest.TestMethod(t, r, "POST")
-		b := jsonBody(t, r)
-		if b["base_tree"] != baseTree {
-			t.Errorf("base_tree = %v, want %s", b["base_tree"], baseTree)
-		}
-		got := map[string]map[string]any{}
-		for _, e := range b["tree"].([]any) {
-			m := e.(map[string]any)
-			got[m["path"].(string)] = m
-		}
-		del, ok := got["testdata/old.txt"]
-		if !ok {
-			t.Fatalf("tree entries %v: no deletion of testdata/old.txt", got)
-		}
-		if sha, has := del["sha"]; !has || sha != nil {
-			t.Errorf("deletion entry %v: want \"sha\": null", del)
-		}
-		if _, has := del["content"]; has {
-			t.Errorf("deletion entry %v: want no content", del)
-		}
-		add := got["tests/gen.sh"]
-		if add["mode"] != ModeExecutable || add["type"] != "blob" || add["sha"] != BlobID([]byte("#!/bin/sh\n")) {
-			t.Errorf("entry for tests/gen.sh = %v, want mode 100755, type blob and its blob id", add)
-		}
-		w.WriteHeader(http.StatusCreated)
-		fmt.Fprintf(w, `{"sha":%q,"tree":[]}`, treeSHA)
-	})
-	mux.HandleFunc("/repos/o/r/git/commits", func(w http.ResponseWriter, r *http.Request) {
-		ghtest.TestMethod(t, r, "POST")
-		b := jsonBody(t, r)
-		if diff := cmp.Diff([]string{"message", "parents", "tree"}, keys(b)); diff != "" {
-			t.Errorf("create-commit body keys (-want +got):\n%s\nno author, committer or signature may be sent", diff)
-		}
-		if diff := cmp.Diff(map[string]any{"message": "gcloop: tests", "parents": []any{headSHA}, "tree": treeSHA}, b); diff != "" {
-			t.Errorf("create-commit body (-want +got):\n%s", diff)
-		}
-		w.WriteHeader(http.StatusCreated)
-		fmt.Fprintf(w, `{"sha":%q}`, newSHA)
-	})
-	mux.HandleFunc("/repos/o/r/git/refs/heads/feature/x", func(w http.ResponseWriter, r *http.Request) {
-		ghtest.TestMethod(t, r, "PATCH")
-		b := jsonBody(t, r)
-		if diff := cmp.Diff(map[string]any{"sha": newSHA, "force": false}, b); diff != "" {
-			t.Errorf("update-ref body (-want +got):\n%s", diff)
-		}
-		w.WriteHeader(refStatus)
-		io.WriteString(w, refBody)
-	})
-	return &blobs
-}
-
-func pushSpec() PushSpec {
+func pushSpec(head, tree string) PushSpec {
 	return PushSpec{
-		Owner: "o", Repo: "r", Branch: "feature/x", HeadSHA: headSHA, BaseTree: baseTree, Message: "gcloop: tests",
+		Owner: "o", Repo: "r", Branch: "feature/x", HeadSHA: head, BaseTree: tree, Message: "gcloop: tests",
 		Changes: []guard.Change{
 			{Path: "a_test.go", Old: []byte("package a\n"), New: []byte("package a // é\n"), OldExists: true, NewExists: true},
 			{Path: "testdata/img.bin", New: []byte("\x89PNG\x00\xff"), NewExists: true},
@@ -160,44 +80,105 @@ func pushSpec() PushSpec {
 
 func TestPushSendsGitDataAPIRequestsGitHubSigns(t *testing.T) {
 	t.Parallel()
-	client, mux, _ := setup(t)
-	blobs := pushServer(t, mux, http.StatusOK, fmt.Sprintf(`{"ref":"refs/heads/feature/x","object":{"sha":%q}}`, newSHA))
-	sha, err := Push(context.Background(), client.Git, pushSpec())
+	s, client, head, tree := fakeRepo(t, "feature/x", headFiles)
+	sha, err := Push(context.Background(), client.Git, pushSpec(head, tree))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sha != newSHA {
-		t.Errorf("sha = %s, want %s", sha, newSHA)
+	if ref := s.Ref("o", "r", "heads/feature/x"); sha != ref {
+		t.Errorf("sha = %s, the branch points at %s", sha, ref)
 	}
-	want := []map[string]any{
+	wantBlobs := []map[string]any{
 		{"content": "package a // é\n", "encoding": "utf-8"},
 		{"content": base64.StdEncoding.EncodeToString([]byte("caf\xe9\n")), "encoding": "base64"}, // not valid UTF-8
 		{"content": base64.StdEncoding.EncodeToString([]byte("\x89PNG\x00\xff")), "encoding": "base64"},
 		{"content": "#!/bin/sh\n", "encoding": "utf-8"},
 	}
-	if diff := cmp.Diff(want, *blobs); diff != "" {
+	if diff := cmp.Diff(wantBlobs, sent(t, s, "POST", "/repos/o/r/git/blobs")); diff != "" {
 		t.Errorf("blob bodies, in path order (-want +got):\n%s", diff)
+	}
+
+	trees := sent(t, s, "POST", "/repos/o/r/git/trees")
+	if len(trees) != 1 {
+		t.Fatalf("%d trees created, want 1", len(trees))
+	}
+	if trees[0]["base_tree"] != tree {
+		t.Errorf("base_tree = %v, want %s", trees[0]["base_tree"], tree)
+	}
+	entries := map[string]map[string]any{}
+	for _, e := range trees[0]["tree"].([]any) {
+		m := e.(map[string]any)
+		entries[m["path"].(string)] = m
+	}
+	del, ok := entries["testdata/old.txt"]
+	if !ok {
+		t.Fatalf("tree entries %v: no deletion of testdata/old.txt", entries)
+	}
+	if sha, has := del["sha"]; !has || sha != nil {
+		t.Errorf("deletion entry %v: want \"sha\": null", del)
+	}
+	if _, has := del["content"]; has {
+		t.Errorf("deletion entry %v: want no content", del)
+	}
+	add := entries["tests/gen.sh"]
+	if add["mode"] != ModeExecutable || add["type"] != "blob" || add["sha"] != BlobID([]byte("#!/bin/sh\n")) {
+		t.Errorf("entry for tests/gen.sh = %v, want mode 100755, type blob and its blob id", add)
+	}
+
+	commit := s.Commit("o", "r", sha)
+	commits := sent(t, s, "POST", "/repos/o/r/git/commits")
+	if len(commits) != 1 {
+		t.Fatalf("%d commits created, want 1", len(commits))
+	}
+	if diff := cmp.Diff([]string{"message", "parents", "tree"}, keys(commits[0])); diff != "" {
+		t.Errorf("create-commit body keys (-want +got):\n%s\nno author, committer or signature may be sent", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"message": "gcloop: tests", "parents": []any{head}, "tree": commit.Tree}, commits[0]); diff != "" {
+		t.Errorf("create-commit body (-want +got):\n%s", diff)
+	}
+	if !commit.Verified || commit.Author != nil {
+		t.Errorf("commit %+v, want one GitHub signed", commit)
+	}
+	if diff := cmp.Diff([]map[string]any{{"sha": sha, "force": false}}, sent(t, s, "PATCH", "/repos/o/r/git/refs/heads/feature/x")); diff != "" {
+		t.Errorf("update-ref body (-want +got):\n%s", diff)
+	}
+	files := s.TreeFiles("o", "r", sha)
+	want := map[string]string{"a_test.go": "package a // é\n", "testdata/img.bin": "\x89PNG\x00\xff", "testdata/bad-utf8.txt": "caf\xe9\n", "tests/gen.sh": "#!/bin/sh\n"}
+	got := map[string]string{}
+	for p, b := range files {
+		got[p] = string(b)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files of the pushed commit (-want +got):\n%s", diff)
 	}
 }
 
 func TestPushMapsGitHubsNonFastForwardToErrHeadMoved(t *testing.T) {
 	t.Parallel()
-	client, mux, _ := setup(t)
-	pushServer(t, mux, http.StatusUnprocessableEntity, `{"message":"Update is not a fast forward","documentation_url":"https://docs.github.com/rest/git/refs#update-a-reference","status":"422"}`)
-	_, err := Push(context.Background(), client.Git, pushSpec())
+	s, client, head, tree := fakeRepo(t, "feature/x", headFiles)
+	// The branch moves between the read of the ref and its update.
+	s.Fail(ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/git/refs/{ref}", Status: 422, Message: "Update is not a fast forward"})
+	_, err := Push(context.Background(), client.Git, pushSpec(head, tree))
 	if !errors.Is(err, ErrHeadMoved) {
 		t.Fatalf("err = %v, want ErrHeadMoved", err)
 	}
-	if !strings.Contains(err.Error(), "refs/heads/feature/x") || !strings.Contains(err.Error(), headSHA) || !strings.Contains(err.Error(), newSHA) {
-		t.Errorf("err = %v, want the ref and both shas", err)
+	commits := sent(t, s, "POST", "/repos/o/r/git/commits")
+	if len(commits) != 1 {
+		t.Fatalf("%d commits created, want 1", len(commits))
+	}
+	if !strings.Contains(err.Error(), "refs/heads/feature/x") || !strings.Contains(err.Error(), head) {
+		t.Errorf("err = %v, want the ref and the head", err)
+	}
+	if refs := sent(t, s, "PATCH", "/repos/o/r/git/refs/heads/feature/x"); len(refs) != 1 || !strings.Contains(err.Error(), refs[0]["sha"].(string)) {
+		t.Errorf("err = %v, want the new commit's sha %v", err, refs)
 	}
 }
 
 func TestPushKeepsOther422sDistinct(t *testing.T) {
 	t.Parallel()
-	client, mux, _ := setup(t)
-	pushServer(t, mux, http.StatusUnprocessableEntity, `{"message":"Reference does not exist"}`)
-	_, err := Push(context.Background(), client.Git, pushSpec())
+	s, client, head, tree := fakeRepo(t, "feature/x", headFiles)
+	s.Fail(ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/git/refs/{ref}", Status: 422, Message: "Reference does not exist"})
+	_, err := Push(context.Background(), client.Git, pushSpec(head, tree))
 	if err == nil || errors.Is(err, ErrHeadMoved) {
 		t.Errorf("err = %v, want an error that is not ErrHeadMoved", err)
 	}
@@ -213,51 +194,26 @@ func TestPushRequestsAreRetriedOnceInTheClient(t *testing.T) {
 		for _, retrying := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%d retrying client %v", status, retrying), func(t *testing.T) {
 				t.Parallel()
-				client, mux, srvURL := setup(t)
+				s, client, head, tree := fakeRepo(t, "b", map[string][]byte{"a.go": []byte("package a\n")})
 				var slept []time.Duration
 				if retrying {
 					var err error
-					client, err = ghclient.New(ghclient.Options{BaseURL: srvURL, MutationPause: -1,
+					client, err = ghclient.New(ghclient.Options{Token: fakeToken, BaseURL: s.URL(), MutationPause: -1,
 						Sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }})
 					if err != nil {
 						t.Fatal(err)
 					}
 				}
-				var mu sync.Mutex
-				blobRequests := 0
-				mux.HandleFunc("/repos/o/r/git/ref/heads/b", func(w http.ResponseWriter, r *http.Request) {
-					fmt.Fprintf(w, `{"ref":"refs/heads/b","object":{"sha":%q}}`, headSHA)
-				})
-				mux.HandleFunc("/repos/o/r/git/blobs", func(w http.ResponseWriter, r *http.Request) {
-					mu.Lock()
-					defer mu.Unlock()
-					blobRequests++
-					if blobRequests == 1 {
-						w.Header().Set("Retry-After", "7")
-						w.WriteHeader(status)
-						io.WriteString(w, `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
-						return
-					}
-					fmt.Fprintf(w, `{"sha":%q}`, BlobID([]byte("x")))
-				})
-				mux.HandleFunc("/repos/o/r/git/trees", func(w http.ResponseWriter, r *http.Request) {
-					fmt.Fprintf(w, `{"sha":%q}`, treeSHA)
-				})
-				mux.HandleFunc("/repos/o/r/git/commits", func(w http.ResponseWriter, r *http.Request) {
-					fmt.Fprintf(w, `{"sha":%q}`, newSHA)
-				})
-				mux.HandleFunc("/repos/o/r/git/refs/heads/b", func(w http.ResponseWriter, r *http.Request) {
-					fmt.Fprintf(w, `{"ref":"refs/heads/b","object":{"sha":%q}}`, newSHA)
-				})
+				s.Fail(ghfake.FailRule{Pattern: "POST /repos/{owner}/{repo}/git/blobs", Status: status, Times: 1, RetryAfter: 7})
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				sha, err := Push(ctx, client.Git, PushSpec{Owner: "o", Repo: "r", Branch: "b", HeadSHA: headSHA, BaseTree: baseTree, Message: "m",
+				sha, err := Push(ctx, client.Git, PushSpec{Owner: "o", Repo: "r", Branch: "b", HeadSHA: head, BaseTree: tree, Message: "m",
 					Changes: []guard.Change{{Path: "x_test.go", New: []byte("x"), NewExists: true}}})
 				want := 1
 				if retrying {
 					want = 2
-					if err != nil || sha != newSHA {
-						t.Errorf("Push = %q, %v; want %s after one retry", sha, err, newSHA)
+					if err != nil || sha == "" || sha != s.Ref("o", "r", "heads/b") {
+						t.Errorf("Push = %q, %v; want the new head after one retry", sha, err)
 					}
 					if diff := cmp.Diff([]time.Duration{7 * time.Second}, slept); diff != "" {
 						t.Errorf("waits (-want +got):\n%s", diff)
@@ -265,10 +221,8 @@ func TestPushRequestsAreRetriedOnceInTheClient(t *testing.T) {
 				} else if ghclient.Classify(err) != ghclient.KindRateLimited {
 					t.Errorf("err = %v, want the rate limit unretried", err)
 				}
-				mu.Lock()
-				defer mu.Unlock()
-				if blobRequests != want {
-					t.Errorf("%d blob requests, want %d", blobRequests, want)
+				if n := len(sent(t, s, "POST", "/repos/o/r/git/blobs")); n != want {
+					t.Errorf("%d blob requests, want %d", n, want)
 				}
 			})
 		}
@@ -277,48 +231,11 @@ func TestPushRequestsAreRetriedOnceInTheClient(t *testing.T) {
 
 func TestScanReadsOldContentsThroughTheContentsAPI(t *testing.T) {
 	t.Parallel()
-	client, mux, srvURL := setup(t)
 	small := []byte("package a\n\nfunc TestA(t *testing.T) {}\n")
 	big := []byte(strings.Repeat("golden line\n", 100000)) // over 1 MB: encoding "none"
-	mux.HandleFunc("/repos/o/r/git/commits/"+headSHA, func(w http.ResponseWriter, r *http.Request) {
-		ghtest.TestMethod(t, r, "GET")
-		fmt.Fprintf(w, `{"sha":%q,"tree":{"sha":%q}}`, headSHA, baseTree)
-	})
-	mux.HandleFunc("/repos/o/r/git/trees/"+baseTree, func(w http.ResponseWriter, r *http.Request) {
-		ghtest.TestMethod(t, r, "GET")
-		if r.URL.Query().Get("recursive") != "1" {
-			t.Errorf("get-tree query %q, want recursive=1", r.URL.RawQuery)
-		}
-		fmt.Fprintf(w, `{"sha":%q,"truncated":false,"tree":[
-			{"path":"a_test.go","mode":"100644","type":"blob","sha":%q,"size":%d},
-			{"path":"testdata","mode":"040000","type":"tree","sha":%q},
-			{"path":"testdata/big.golden","mode":"100644","type":"blob","sha":%q,"size":%d}]}`,
-			baseTree, BlobID(small), len(small), treeSHA, BlobID(big), len(big))
-	})
-	mux.HandleFunc("/repos/o/r/contents/a_test.go", func(w http.ResponseWriter, r *http.Request) {
-		ghtest.TestMethod(t, r, "GET")
-		if r.URL.Query().Get("ref") != headSHA {
-			t.Errorf("get-content ref %q, want %s", r.URL.Query().Get("ref"), headSHA)
-		}
-		enc := base64.StdEncoding.EncodeToString(small)
-		fmt.Fprintf(w, `{"type":"file","encoding":"base64","size":%d,"name":"a_test.go","path":"a_test.go","content":%q,"sha":%q}`,
-			len(small), enc[:20]+"\n"+enc[20:]+"\n", BlobID(small))
-	})
-	mux.HandleFunc("/repos/o/r/contents/testdata/big.golden", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `{"type":"file","encoding":"none","size":%d,"name":"big.golden","path":"testdata/big.golden","content":"","sha":%q}`, len(big), BlobID(big))
-	})
-	mux.HandleFunc("/repos/o/r/contents/testdata", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("ref") != headSHA {
-			t.Errorf("directory listing ref %q, want %s", r.URL.Query().Get("ref"), headSHA)
-		}
-		fmt.Fprintf(w, `[{"type":"file","name":"big.golden","path":"testdata/big.golden","size":%d,"sha":%q,"download_url":%q}]`,
-			len(big), BlobID(big), srvURL+"/raw/testdata/big.golden")
-	})
-	mux.HandleFunc("/raw/testdata/big.golden", func(w http.ResponseWriter, r *http.Request) {
-		w.Write(big)
-	})
+	s, client, head, tree := fakeRepo(t, "feature/x", map[string][]byte{"a_test.go": small, "testdata/big.golden": big})
 	dir := checkout(t, map[string]fakeFile{"a_test.go": {ModeFile, "package a\n"}, "testdata/big.golden": {ModeFile, "short now\n"}})
-	s, err := Scan(context.Background(), client.Git, client.Repositories, "o", "r", headSHA, Workspace{Dir: dir})
+	sc, err := Scan(context.Background(), client.Git, client.Repositories, "o", "r", head, Workspace{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,32 +251,29 @@ func TestScanReadsOldContentsThroughTheContentsAPI(t *testing.T) {
 		}
 		return out
 	}
-	if diff := cmp.Diff(id(want), id(s.Changes)); diff != "" {
+	if diff := cmp.Diff(id(want), id(sc.Changes)); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	// The tree is read whole, and every file and directory at the head.
+	wantReqs := []string{
+		"GET /repos/o/r/git/commits/" + head,
+		"GET /repos/o/r/git/trees/" + tree + "?recursive=1",
+		"GET /repos/o/r/contents/a_test.go?ref=" + head,
+		"GET /repos/o/r/contents/testdata/big.golden?ref=" + head,
+		"GET /repos/o/r/contents/testdata?ref=" + head,
+	}
+	if diff := cmp.Diff(wantReqs, s.RequestLines()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }
 
 func TestScanFailsOnAFailedDownload(t *testing.T) {
 	t.Parallel()
-	client, mux, srvURL := setup(t)
-	big := []byte("x")
-	mux.HandleFunc("/repos/o/r/git/commits/"+headSHA, func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `{"sha":%q,"tree":{"sha":%q}}`, headSHA, baseTree)
-	})
-	mux.HandleFunc("/repos/o/r/git/trees/"+baseTree, func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `{"sha":%q,"tree":[{"path":"big_test.go","mode":"100644","type":"blob","sha":%q}]}`, baseTree, BlobID(big))
-	})
-	mux.HandleFunc("/repos/o/r/contents/big_test.go", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, `{"type":"file","encoding":"none","size":2000000,"name":"big_test.go","path":"big_test.go","content":""}`)
-	})
-	mux.HandleFunc("/repos/o/r/contents/", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `[{"type":"file","name":"big_test.go","path":"big_test.go","download_url":%q}]`, srvURL+"/raw/big_test.go")
-	})
-	mux.HandleFunc("/raw/big_test.go", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "expired", http.StatusNotFound)
-	})
+	big := []byte(strings.Repeat("x", 2000000)) // over 1 MB: downloaded
+	s, client, head, _ := fakeRepo(t, "feature/x", map[string][]byte{"big_test.go": big})
+	s.Fail(ghfake.FailRule{Pattern: "GET /raw/{owner}/{repo}/{ref}/big_test.go", Status: http.StatusNotFound})
 	dir := checkout(t, map[string]fakeFile{"big_test.go": {ModeFile, "changed"}})
-	_, err := Scan(context.Background(), client.Git, client.Repositories, "o", "r", headSHA, Workspace{Dir: dir})
+	_, err := Scan(context.Background(), client.Git, client.Repositories, "o", "r", head, Workspace{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), "HTTP status 404") {
 		t.Errorf("err = %v, want the failed download named", err)
 	}

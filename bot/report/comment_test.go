@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
 
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/ghtest"
 )
 
 const bot = "github-actions[bot]"
@@ -94,7 +94,7 @@ func (f *fakeComments) GetComment(_ context.Context, _, _ string, id int64) (*gi
 			}
 		}
 	}
-	return nil, nil, ghtest.ErrResp(404, "GET", fmt.Sprintf("/repos/o/r/issues/comments/%d", id))
+	return nil, nil, ghfake.ErrorResponse(404, "GET", fmt.Sprintf("/repos/o/r/issues/comments/%d", id))
 }
 
 func (f *fakeComments) EditComment(_ context.Context, _, _ string, id int64, c *github.IssueComment) (*github.IssueComment, *github.Response, error) {
@@ -320,7 +320,7 @@ func TestFindStateCapsTheNotesAboutOtherAuthors(t *testing.T) {
 
 func TestFindStateFails(t *testing.T) {
 	t.Parallel()
-	listErr := ghtest.ErrResp(http.StatusBadGateway, "GET", "/repos/o/r/issues/7/comments")
+	listErr := ghfake.ErrorResponse(http.StatusBadGateway, "GET", "/repos/o/r/issues/7/comments")
 	tests := []struct {
 		name    string
 		f       *fakeComments
@@ -356,22 +356,25 @@ func TestFindStateOverHTTP(t *testing.T) {
 	t.Parallel()
 	st := testState(t, "review", 2)
 	m := marker(t, st)
+	type posted struct{ author, body string }
 	tests := []struct {
 		name     string
-		pages    [][]*github.IssueComment
-		wantID   int64
+		comments []posted
+		perPage  int // the fake's page size; 0 = GitHub's
+		want     int // index of the report comment in comments
 		wantReqs []string
 	}{
 		{
 			name:     "a PR whose comments fit in one page costs one request",
-			pages:    [][]*github.IssueComment{{comment(1, "alice", "hi", t0), comment(2, bot, report("review", m), t0)}},
-			wantID:   2,
+			comments: []posted{{"alice", "hi"}, {bot, report("review", m)}},
+			want:     1,
 			wantReqs: []string{"GET /repos/o/r/issues/7/comments?per_page=100"},
 		},
 		{
-			name:   "pages are followed through the Link header",
-			pages:  [][]*github.IssueComment{{comment(1, "alice", "hi", t0)}, {comment(2, "bob", "ok", t0)}, {comment(3, bot, report("review", m), t0)}},
-			wantID: 3,
+			name:     "pages are followed through the Link header",
+			comments: []posted{{"alice", "hi"}, {"bob", "ok"}, {bot, report("review", m)}},
+			perPage:  1,
+			want:     2,
 			wantReqs: []string{
 				"GET /repos/o/r/issues/7/comments?per_page=100",
 				"GET /repos/o/r/issues/7/comments?page=2&per_page=100",
@@ -382,29 +385,23 @@ func TestFindStateOverHTTP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := ghtest.New(t)
-			s.Mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
-				ghtest.TestMethod(t, r, "GET")
-				p := 1
-				if v := r.URL.Query().Get("page"); v != "" {
-					fmt.Sscan(v, &p)
-				}
-				if p < len(tt.pages) {
-					ghtest.LinkNext(w, r, p+1, len(tt.pages))
-				}
-				ghtest.WriteJSON(w, http.StatusOK, tt.pages[p-1])
-			})
-			got, err := FindState(context.Background(), s.Client.Issues, "o", "r", 7, "review", Trust{Login: bot})
+			s, client := fakeGitHub(t)
+			s.SetPerPage(tt.perPage)
+			var ids []int64
+			for _, c := range tt.comments {
+				ids = append(ids, s.AddComment("o", "r", 7, c.author, c.body))
+			}
+			got, err := FindState(context.Background(), client.Issues, "o", "r", 7, "review", Trust{Login: bot})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Comment.GetID() != tt.wantID {
-				t.Errorf("comment %d, want %d", got.Comment.GetID(), tt.wantID)
+			if got.Comment.GetID() != ids[tt.want] {
+				t.Errorf("comment %d, want %d", got.Comment.GetID(), ids[tt.want])
 			}
 			if diff := cmp.Diff(st, got.State); diff != "" {
 				t.Errorf("state (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantReqs, s.Requests()); diff != "" {
+			if diff := cmp.Diff(tt.wantReqs, s.RequestLines()); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})
@@ -457,25 +454,18 @@ func TestBodyFitsTheCommentLimitAndCarriesTheState(t *testing.T) {
 	if got.Last().N != 40 || len(got.Rounds[len(got.Rounds)-1].Fingerprints) != 31 {
 		t.Errorf("the newest round was not kept whole: n=%d, %d fingerprints", got.Last().N, len(got.Rounds[len(got.Rounds)-1].Fingerprints))
 	}
-	if ghtest.Pingable(body) {
+	if ghfake.Pingable(body) {
 		t.Error("the body holds an '@' that pings")
 	}
 
-	// The server refuses bodies over the limit the way GitHub does; a body
-	// from Body never meets that refusal.
-	s := ghtest.New(t)
-	s.Mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
-		var req map[string]string
-		ghtest.DecodeBody(t, r, &req)
-		if len([]rune(req["body"])) > CommentLimit {
-			ghtest.WriteJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed",
-				"errors": []map[string]string{{"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}}})
-			return
-		}
-		ghtest.WriteJSON(w, 201, comment(5, bot, req["body"], t0))
-	})
-	if _, err := Swap(context.Background(), s.Client.Issues, "o", "r", 7, nil, body); err != nil {
-		t.Fatalf("upsert: %v", err)
+	// The fake refuses bodies over the limit the way GitHub does (a 422); a
+	// body from Body never meets that refusal.
+	s, client := fakeGitHub(t)
+	if _, err := Swap(context.Background(), client.Issues, "o", "r", 7, nil, body); err != nil {
+		t.Fatalf("swap: %v", err)
+	}
+	if got := s.Comments("o", "r", 7); len(got) != 1 || got[0].Body != body {
+		t.Errorf("%d comments on GitHub, want the one body sent", len(got))
 	}
 }
 

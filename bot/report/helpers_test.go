@@ -1,10 +1,28 @@
 package report
 
 import (
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-github/v62/github"
+
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/decide"
 )
+
+// fakeGitHub is the fake GitHub of the comment tests: repository o/r with
+// PR #7, the bot's token, and a clock stopped at t0. The client sends the
+// bot's token.
+func fakeGitHub(t *testing.T) (*ghfake.Server, *github.Client) {
+	t.Helper()
+	s := ghfake.New(t)
+	s.SetClock(func() time.Time { return t0 })
+	s.AddRepo("o", "r", 1, "main")
+	s.AddToken("ghs_bot", bot, true)
+	s.AddPull("o", "r", ghfake.PullSpec{Number: 7, User: "alice", HeadSHA: strings.Repeat("a", 40), HeadRef: "feature", BaseSHA: strings.Repeat("b", 40)})
+	return s, s.Client("ghs_bot")
+}
 
 // scope7 is the scope of loop review on PR o/r#7, the PR of the comment
 // tests.

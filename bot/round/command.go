@@ -9,11 +9,11 @@ import (
 
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/command"
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 	"github.com/gcloop/gcloop/internal/lazyre"
 )
 

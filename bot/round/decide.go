@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 )
 
 // DecideInput is what a round is decided on.

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	registry "github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/load"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
 )
@@ -65,7 +65,7 @@ func (w *world) engine(ev round.Event, o round.Options) *round.Engine {
 // evidence reads the repository's example evidence of a loop.
 func evidence(t *testing.T, loop string) *decide.Evidence {
 	t.Helper()
-	pieces, err := load.Paths([]string{filepath.Join("..", "..", "testdata", "examples", loop)}, "")
+	pieces, err := registry.ReadPaths([]string{filepath.Join("..", "..", "testdata", "examples", loop)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

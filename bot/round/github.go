@@ -9,12 +9,12 @@ import (
 
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/command"
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/identity"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
 	"github.com/gcloop/gcloop/bot/report"
-	"github.com/gcloop/gcloop/internal/config"
 	"github.com/google/go-github/v62/github"
 )
 

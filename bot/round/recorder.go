@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/gcloop/gcloop/bot/check"
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
 	"github.com/gcloop/gcloop/bot/report"
-	"github.com/gcloop/gcloop/internal/config"
 	"github.com/google/go-github/v62/github"
 )
 

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 )
 
 // VerdictRefused is the verdict of a round whose evidence the driver

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/check"
+	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/publish"
 	"github.com/gcloop/gcloop/bot/pushfix"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
 )
 
 // Options are a round's settings from the driver (the action's inputs,

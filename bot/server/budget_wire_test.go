@@ -8,7 +8,7 @@ import (
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/metrics"
 	"github.com/gcloop/gcloop/bot/store"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // TestReplicasOnOneDatabaseShareThePacer: the GitHub options of two

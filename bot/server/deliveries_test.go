@@ -12,7 +12,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/store"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // bury adds a delivery of key and makes it dead with reason.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // replicas starts n gcloop bot processes as the App on one PostgreSQL

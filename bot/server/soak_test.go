@@ -23,7 +23,7 @@ import (
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/bot/webhook"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // The soak test: three replicas of the built gcloop bot on one PostgreSQL

@@ -55,14 +55,20 @@ func (m *Memory) Add(ctx context.Context, d Delivery) (bool, error) {
 	}
 	d.Payload = append([]byte(nil), d.Payload...) // outside the lock
 	d.Attempts = 0
+	arrival := d.Arrival
+	d.Arrival = event.Event{}
 	if err := m.lock(ctx); err != nil {
 		return false, err
 	}
-	defer m.mu.Unlock()
 	if d.Received.IsZero() {
 		d.Received = m.opts.Now()
 	}
-	return m.queue.add(d, m.opts.Now()), nil
+	defer m.mu.Unlock()
+	added := m.queue.add(d, m.opts.Now())
+	if added && arrival.Type != "" {
+		m.appendLocked(arrival)
+	}
+	return added, nil
 }
 
 // Claim implements Store.
@@ -189,6 +195,11 @@ func (m *Memory) Append(ctx context.Context, e event.Event) (event.Event, error)
 		return event.Event{}, err
 	}
 	defer m.mu.Unlock()
+	return m.appendLocked(e), nil
+}
+
+// appendLocked appends e; m.mu is held.
+func (m *Memory) appendLocked(e event.Event) event.Event {
 	e.Time = m.opts.Now().UTC()
 	if len(e.Data) == 0 {
 		e.Data = nil
@@ -198,7 +209,7 @@ func (m *Memory) Append(ctx context.Context, e event.Event) (event.Event, error)
 	e = m.log.append(e)
 	// Under m.mu, so subscribers see events in ID order.
 	m.hub.publish(e)
-	return e, nil
+	return e
 }
 
 // Since implements Store.

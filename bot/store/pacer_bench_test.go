@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/store"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // BenchmarkPacerReserve is what a content-creating request costs before

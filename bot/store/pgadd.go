@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// Group commit of Add: every Add hands its delivery to a queue, and a few
-// flushers each take what is queued at the moment — one delivery when the
-// bot is quiet, hundreds under a burst — and insert it with one statement
-// in one transaction. A burst of webhooks thus costs a handful of commits
-// (and WAL flushes) instead of one per delivery, and no Add waits for a
-// timer.
+// Add is group-committed (pggroup.go).
 const (
 	// addFlushers is how many INSERTs may be in flight at once; the rest
 	// of the pool's connections stay free for claims and the log.
@@ -23,26 +20,64 @@ const (
 )
 
 // addReq is one Add waiting for its flush.
-type addReq struct {
-	ctx  context.Context
-	d    Delivery
-	done chan addResult // buffered: the flusher never blocks on it
-}
-
-type addResult struct {
-	added bool
-	err   error
-}
+type addReq = groupReq[Delivery, bool]
 
 // addSQL inserts a batch of deliveries, skipping those whose id or digest
-// is known, and returns the ids it inserted.
+// is known, and appends the arrival events of those it inserted, in the
+// batch's order, under the event log's lock (as appendSQL does), with one
+// notification; it returns the ids it inserted.
 const addSQL = `
-INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, digest)
-SELECT id, event, payload, key, installation, coalesce(received, now()), nullif(digest, '')
-FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::bigint[], $6::timestamptz[], $7::text[])
-	AS t(id, event, payload, key, installation, received, digest)
-ON CONFLICT DO NOTHING
-RETURNING id`
+WITH added AS (
+	INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, digest, head)
+	SELECT id, event, payload, key, installation, coalesce(received, now()), nullif(digest, ''), key = ''
+	FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::bigint[], $6::timestamptz[], $7::text[])
+		AS t(id, event, payload, key, installation, received, digest)
+	ON CONFLICT DO NOTHING
+	RETURNING id),
+arrivals AS (
+	SELECT e.type, e.repo, e.pr, e.loop, e.data, e.ord
+	FROM unnest($1::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::bytea[])
+		WITH ORDINALITY AS e(id, type, repo, pr, loop, data, ord)
+	JOIN added USING (id)
+	WHERE e.type <> ''),
+serial AS (SELECT pg_advisory_xact_lock($13) WHERE EXISTS (SELECT 1 FROM arrivals)),
+logged AS (
+	INSERT INTO gcloop_events (time, type, repo, pr, loop, data)
+	SELECT clock_timestamp(), a.type, a.repo, a.pr, a.loop, a.data
+	FROM arrivals a CROSS JOIN serial
+	ORDER BY a.ord
+	RETURNING id),
+notified AS (
+	SELECT pg_notify('` + notifyChannel + `', max(id)::text) FROM logged HAVING count(*) > 0)
+SELECT id, (SELECT count(*) FROM notified) FROM added`
+
+// addColumns are a batch of Adds as addSQL's arrays.
+type addColumns struct {
+	ids, events, keys, digests []string
+	payloads                   [][]byte
+	insts                      []int64
+	received                   []*time.Time
+	types, repos, loops        []string // of the arrival events
+	prs                        []int32
+	data                       [][]byte
+}
+
+func (c *addColumns) add(d Delivery) {
+	c.ids, c.events, c.keys, c.digests = append(c.ids, d.ID), append(c.events, d.Event), append(c.keys, d.Key), append(c.digests, d.Digest)
+	c.payloads, c.insts = append(c.payloads, d.Payload), append(c.insts, d.Installation)
+	if d.Received.IsZero() {
+		c.received = append(c.received, nil)
+	} else {
+		t := d.Received
+		c.received = append(c.received, &t)
+	}
+	a := d.Arrival
+	if len(a.Data) == 0 {
+		a.Data = nil
+	}
+	c.types, c.repos, c.loops = append(c.types, a.Type), append(c.repos, a.Repo), append(c.loops, a.Loop)
+	c.prs, c.data = append(c.prs, int32(a.PR)), append(c.data, a.Data)
+}
 
 // Add implements Store. Adds made at once share an INSERT (group commit).
 func (p *Postgres) Add(ctx context.Context, d Delivery) (bool, error) {
@@ -52,72 +87,20 @@ func (p *Postgres) Add(ctx context.Context, d Delivery) (bool, error) {
 	if err := p.check(ctx); err != nil {
 		return false, err
 	}
-	r := addReq{ctx: ctx, d: d, done: make(chan addResult, 1)}
-	select {
-	case p.adds <- r:
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-p.flushDone:
-		return false, ErrClosed
-	}
-	select {
-	case res := <-r.done:
-		return res.added, res.err
-	case <-p.flushDone:
-		select {
-		case res := <-r.done:
-			return res.added, res.err
-		default:
-			return false, ErrClosed
-		}
-	case <-ctx.Done():
-		// The flush may still insert it: a later Add of it is then a
-		// duplicate, so a caller that retries loses nothing.
-		return false, ctx.Err()
-	}
-}
-
-// flushLoop inserts queued Adds until ctx ends, then answers those left
-// with ErrClosed.
-func (p *Postgres) flushLoop(ctx context.Context) {
-	defer p.flushers.Done()
-	batch := make([]addReq, 0, addBatch)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case r := <-p.adds:
-			batch = append(batch[:0], r)
-		}
-	drain:
-		for len(batch) < addBatch {
-			select {
-			case r := <-p.adds:
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		p.flush(ctx, batch)
-		clear(batch)
-	}
+	return p.adds.do(ctx, d)
 }
 
 // flush inserts batch in one statement and answers each Add. Of the Adds
 // of one id or digest in the batch only the first may insert it; the
 // others are duplicates.
 func (p *Postgres) flush(ctx context.Context, batch []addReq) {
-	n := len(batch)
 	var (
-		ids, events, keys, digests = make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
-		payloads                   = make([][]byte, 0, n)
-		insts                      = make([]int64, 0, n)
-		received                   = make([]*time.Time, 0, n)
-		firstID, firstDigest       = make(map[string]bool, n), make(map[string]bool, n)
-		live                       = make([]bool, n) // in the statement
+		cols                 addColumns
+		firstID, firstDigest = make(map[string]bool, len(batch)), make(map[string]bool, len(batch))
+		live                 = make([]bool, len(batch)) // in the statement
 	)
 	for i, r := range batch {
-		d := r.d
+		d := r.in
 		if r.ctx.Err() != nil || firstID[d.ID] || (d.Digest != "" && firstDigest[d.Digest]) {
 			continue
 		}
@@ -126,50 +109,60 @@ func (p *Postgres) flush(ctx context.Context, batch []addReq) {
 			firstDigest[d.Digest] = true
 		}
 		live[i] = true
-		ids, events, keys, digests = append(ids, d.ID), append(events, d.Event), append(keys, d.Key), append(digests, d.Digest)
-		payloads, insts = append(payloads, d.Payload), append(insts, d.Installation)
-		if d.Received.IsZero() {
-			received = append(received, nil)
-		} else {
-			t := d.Received
-			received = append(received, &t)
-		}
+		cols.add(d)
 	}
-	inserted := make(map[string]bool, len(ids))
+	inserted := make(map[string]bool, len(cols.ids))
 	var err error
-	if len(ids) > 0 {
+	if len(cols.ids) > 0 {
 		// Not the first Add's context: one caller giving up must not
 		// fail the others. The pool's own timeouts bound the call.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), addTimeout)
-		rows, qerr := p.pool.Query(fctx, addSQL, ids, events, payloads, keys, insts, received, digests)
-		if qerr == nil {
-			for rows.Next() {
-				var id string
-				if qerr = rows.Scan(&id); qerr != nil {
-					break
-				}
-				inserted[id] = true
-			}
-			rows.Close()
-			if qerr == nil {
-				qerr = rows.Err()
-			}
-		}
+		err = p.insert(fctx, &cols, inserted)
 		cancel()
-		err = qerr
 	}
 	for i, r := range batch {
 		switch {
 		case !live[i] && r.ctx.Err() != nil:
-			r.done <- addResult{err: r.ctx.Err()}
+			r.answer(false, r.ctx.Err())
 		case !live[i]:
-			r.done <- addResult{}
+			r.answer(false, nil)
 		case err != nil:
-			r.done <- addResult{err: p.wrap("add "+r.d.ID, err)}
+			r.answer(false, p.wrap("add "+r.in.ID, err))
 		default:
-			r.done <- addResult{added: inserted[r.d.ID]}
+			r.answer(inserted[r.in.ID], nil)
 		}
 	}
+}
+
+// insert inserts a batch in one transaction and one round trip: under
+// the keys' locks, the rows (not heads of their keys, unless they have
+// none) and their arrival events, then the heads of keys without one
+// (pgheads.go). The keys are locked first so that the event log's lock,
+// which every Add and Append takes, is never held while waiting for one.
+// It records the ids inserted.
+func (p *Postgres) insert(ctx context.Context, c *addColumns, inserted map[string]bool) error {
+	locked := distinctKeys(c.keys)
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	if len(locked) > 0 {
+		b.Queue(lockKeysSQL, locked)
+	}
+	b.Queue(addSQL, c.ids, c.events, c.payloads, c.keys, c.insts, c.received, c.digests,
+		c.types, c.repos, c.prs, c.loops, c.data, lockEvents).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id, nil); err != nil {
+				return err
+			}
+			inserted[id] = true
+		}
+		return rows.Err()
+	})
+	if len(locked) > 0 {
+		b.Queue(promoteKeysSQL, locked)
+	}
+	b.Queue("COMMIT")
+	return p.inTx(ctx, b)
 }
 
 // addTimeout bounds one group INSERT.

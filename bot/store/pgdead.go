@@ -8,26 +8,40 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Rekey implements Store. The new key's advisory lock is taken first, so
-// a claimer deciding on that key sees the delivery arrive before it or
-// not at all.
+// Rekey implements Store. Both keys' advisory locks are taken first, so
+// a claimer deciding on the new key sees the delivery arrive before it or
+// not at all; then the delivery leaves its old key, whose next delivery
+// becomes the head, and joins the new one, as its head if it is the
+// oldest open delivery there (pgheads.go).
 func (p *Postgres) Rekey(ctx context.Context, id, worker, key string) error {
 	if err := p.check(ctx); err != nil {
 		return err
 	}
 	var n int64
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		var old string
+		err := tx.QueryRow(ctx, `SELECT key FROM gcloop_deliveries WHERE id = $1 AND worker = $2 AND state = 'claimed'`, id, worker).Scan(&old)
+		if errNoRows(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		keys := distinctKeys([]string{old, key})
 		b := &pgx.Batch{}
-		if key != "" {
-			b.Queue(keyLockSQL, key, keySeed)
+		if len(keys) > 0 {
+			b.Queue(lockKeysSQL, keys)
 		}
 		b.Queue(`
-UPDATE gcloop_deliveries SET state = 'pending', key = $3, attempts = attempts - 1,
+UPDATE gcloop_deliveries SET state = 'pending', key = $3, head = $3 = '', attempts = attempts - 1,
 	worker = NULL, lease_until = NULL
 WHERE id = $1 AND worker = $2 AND state = 'claimed' AND lease_until > now()`, id, worker, key).Exec(func(tag pgconn.CommandTag) error {
 			n = tag.RowsAffected()
 			return nil
 		})
+		if len(keys) > 0 {
+			b.Queue(promoteKeysSQL, keys)
+		}
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
@@ -82,13 +96,23 @@ func (p *Postgres) Redeliver(ctx context.Context, id string) error {
 		state   *string
 		payload bool
 	)
-	err := p.pool.QueryRow(ctx, `
+	// Under its key's lock it goes back as its key's head only when no
+	// other delivery of the key is open.
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(lockRowKeySQL, id)
+	b.Queue(`
 WITH u AS (
 	UPDATE gcloop_deliveries SET state = 'pending', seq = DEFAULT, attempts = 0, lease_outs = 0,
-		first_claimed = NULL, not_before = NULL, error = NULL, finished = NULL
+		first_claimed = NULL, not_before = NULL, error = NULL, finished = NULL, head = key = ''
 	WHERE id = $1 AND state = 'dead' AND payload IS NOT NULL RETURNING 1)
 SELECT (SELECT count(*) FROM u), d.state, d.payload IS NOT NULL
-FROM (SELECT 1) one LEFT JOIN gcloop_deliveries d ON d.id = $1`, id).Scan(&n, &state, &payload)
+FROM (SELECT 1) one LEFT JOIN gcloop_deliveries d ON d.id = $1`, id).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&n, &state, &payload)
+	})
+	b.Queue(promoteRowKeySQL, id)
+	b.Queue("COMMIT")
+	err := p.inTx(ctx, b)
 	switch {
 	case err != nil:
 		return p.wrap("redeliver "+id, err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // micros is d in whole microseconds, PostgreSQL's resolution.
@@ -17,7 +18,8 @@ const (
 	// dead once MaxAttempts ($1) leases of it ran out (attempts that ended
 	// in a retry do not count: their worker lived). Rows another claimer
 	// is ending are skipped rather than waited for, so claimers never
-	// deadlock here.
+	// deadlock here. It returns the keys of the buried ones, whose next
+	// deliveries become heads.
 	expireSQL = `
 UPDATE gcloop_deliveries SET
 	lease_outs = lease_outs + 1,
@@ -28,22 +30,22 @@ UPDATE gcloop_deliveries SET
 WHERE id IN (
 	SELECT id FROM gcloop_deliveries
 	WHERE state = 'claimed' AND lease_until <= now()
-	ORDER BY id FOR UPDATE SKIP LOCKED)`
+	ORDER BY id FOR UPDATE SKIP LOCKED)
+RETURNING key, state = 'dead'`
 
 	// candidateSQL locks the oldest claimable pending delivery of the
-	// installation whose turn it is: one that no other claimer has
-	// locked, that is due, whose key no claim holds and no older pending
-	// delivery waits on, and whose key is not among $1. Installations
-	// with pending work are found by skipping along the pending index
-	// (one probe each) and take turns by when they were last served; the
-	// first of them with a claimable delivery wins, so the rows of the
-	// others are not locked.
+	// installation whose turn it is: a head of its key (pgheads.go) that
+	// no other claimer has locked, that is due, whose key no claim holds
+	// and whose key is not among $1. Installations with pending heads are
+	// found by skipping along the ready index (one probe each) and take
+	// turns by when they were last served; the first of them with a
+	// claimable delivery wins, so the rows of the others are not locked.
 	candidateSQL = `
 WITH RECURSIVE inst(i) AS (
-	(SELECT installation FROM gcloop_deliveries WHERE state = 'pending' ORDER BY installation LIMIT 1)
+	(SELECT installation FROM gcloop_deliveries WHERE state = 'pending' AND head ORDER BY installation LIMIT 1)
 	UNION ALL
 	SELECT (SELECT installation FROM gcloop_deliveries
-		WHERE state = 'pending' AND installation > inst.i ORDER BY installation LIMIT 1)
+		WHERE state = 'pending' AND head AND installation > inst.i ORDER BY installation LIMIT 1)
 	FROM inst WHERE inst.i IS NOT NULL
 )
 SELECT c.id, c.key, c.installation FROM (
@@ -52,25 +54,31 @@ SELECT c.id, c.key, c.installation FROM (
 	ORDER BY t.served NULLS FIRST, inst.i
 ) o CROSS JOIN LATERAL (
 	SELECT d.id, d.key, d.installation FROM gcloop_deliveries d
-	WHERE d.installation = o.i AND d.state = 'pending'
+	WHERE d.installation = o.i AND d.state = 'pending' AND d.head
 		AND (d.not_before IS NULL OR d.not_before <= now())
 		AND d.key <> ALL($1)
-		AND (d.key = '' OR NOT EXISTS (
-			SELECT 1 FROM gcloop_deliveries k
-			WHERE k.key = d.key AND k.state IN ('pending', 'claimed')
-				AND (k.state = 'claimed' OR k.seq < d.seq)))
+		AND ` + keyFree + `
 	ORDER BY d.seq LIMIT 1
 	FOR UPDATE OF d SKIP LOCKED
 ) c
 LIMIT 1`
 
+	// keyFree holds for delivery d when no other claim holds its key and
+	// it is the oldest open delivery of its key: two index probes, of the
+	// claims and of the first of the key's open deliveries. (Written as
+	// the first in order, not "no older one exists", so that the planner
+	// probes the index however many open deliveries the key has.)
+	keyFree = `(d.key = '' OR (
+	NOT EXISTS (SELECT 1 FROM gcloop_deliveries c
+		WHERE c.state = 'claimed' AND c.key = d.key AND c.id <> d.id)
+	AND d.seq = (SELECT o.seq FROM gcloop_deliveries o
+		WHERE o.key = d.key AND o.state IN ('pending', 'claimed')
+		ORDER BY o.seq LIMIT 1)))`
+
 	// turnSQL records that installation $1 was served now.
 	turnSQL = `
 INSERT INTO gcloop_turns (installation, served) VALUES ($1, nextval('gcloop_turn_seq'))
 ON CONFLICT (installation) DO UPDATE SET served = excluded.served`
-
-	// keyLockSQL takes the advisory lock of key $1 until the commit.
-	keyLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, $2))`
 
 	// takeSQL claims delivery $1 for worker $2 for $3 microseconds —
 	// unless, seen after the key's lock was taken, another claim holds
@@ -80,10 +88,7 @@ UPDATE gcloop_deliveries d SET
 	state = 'claimed', worker = $2, attempts = attempts + 1,
 	lease_until = now() + $3 * interval '1 microsecond',
 	first_claimed = coalesce(first_claimed, now()), not_before = NULL
-WHERE d.id = $1 AND (d.key = '' OR NOT EXISTS (
-	SELECT 1 FROM gcloop_deliveries o
-	WHERE o.key = d.key AND o.id <> d.id AND o.state IN ('pending', 'claimed')
-		AND (o.state = 'claimed' OR o.seq < d.seq)))
+WHERE d.id = $1 AND ` + keyFree + `
 RETURNING id, event, payload, key, installation, received, attempts,
 	coalesce(digest, ''), first_claimed, coalesce(error, '')`
 )
@@ -131,10 +136,25 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 	var (
 		id, key string
 		inst    int64
+		buried  []string // keys of the deliveries that expireSQL buried
 	)
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	b.Queue(expireSQL, MaxAttempts)
+	b.Queue(expireSQL, MaxAttempts).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var (
+				k    string
+				dead bool
+			)
+			if err := rows.Scan(&k, &dead); err != nil {
+				return err
+			}
+			if dead && k != "" {
+				buried = append(buried, k)
+			}
+		}
+		return rows.Err()
+	})
 	b.Queue(candidateSQL, skip).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&id, &key, &inst)
 		if errNoRows(err) {
@@ -145,14 +165,19 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return Delivery{}, false, "", fmt.Errorf("find a pending delivery: %w", err)
 	}
-	if id == "" {
-		_, err := conn.Exec(ctx, "COMMIT")
-		return Delivery{}, false, "", err
-	}
-
+	// The locks of the candidate's key and of the keys whose claims were
+	// buried, taken together (in order): the next deliveries of the
+	// buried ones become heads, as when a worker finishes.
 	b = &pgx.Batch{}
-	if key != "" {
-		b.Queue(keyLockSQL, key, keySeed)
+	if locked := distinctKeys(append(buried, key)); len(locked) > 0 {
+		b.Queue(lockKeysSQL, locked)
+	}
+	if len(buried) > 0 {
+		b.Queue(promoteKeysSQL, buried)
+	}
+	if id == "" {
+		b.Queue("COMMIT")
+		return Delivery{}, false, "", conn.SendBatch(ctx, b).Close()
 	}
 	b.Queue(takeSQL, id, worker, micros(lease)).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&d.ID, &d.Event, &d.Payload, &d.Key, &d.Installation, &d.Received, &d.Attempts,
@@ -181,17 +206,48 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 // claimed runs an update of worker's claim of id, in force by the
 // database's clock; no row is ErrLost.
 func (p *Postgres) claimed(ctx context.Context, what, id, worker, set string, args ...any) error {
+	return p.claimedThen(ctx, false, what, id, worker, set, args...)
+}
+
+// leaving is claimed for an update that ends the delivery (done, ignored,
+// dead): under its key's lock, the next delivery of the key becomes its
+// head in the same transaction.
+func (p *Postgres) leaving(ctx context.Context, what, id, worker, set string, args ...any) error {
+	return p.claimedThen(ctx, true, what, id, worker, set, args...)
+}
+
+func (p *Postgres) claimedThen(ctx context.Context, leaves bool, what, id, worker, set string, args ...any) error {
 	if err := p.check(ctx); err != nil {
 		return err
 	}
-	tag, err := p.pool.Exec(ctx, `
-UPDATE gcloop_deliveries SET `+set+`
-WHERE id = $1 AND worker = $2 AND state = 'claimed' AND lease_until > now()`,
-		append([]any{id, worker}, args...)...)
+	update := `
+UPDATE gcloop_deliveries SET ` + set + `
+WHERE id = $1 AND worker = $2 AND state = 'claimed' AND lease_until > now()`
+	args = append([]any{id, worker}, args...)
+	var (
+		n   int64
+		err error
+	)
+	if !leaves {
+		var tag pgconn.CommandTag
+		tag, err = p.pool.Exec(ctx, update, args...)
+		n = tag.RowsAffected()
+	} else {
+		b := &pgx.Batch{}
+		b.Queue("BEGIN")
+		b.Queue(update, args...).Exec(func(tag pgconn.CommandTag) error {
+			n = tag.RowsAffected()
+			return nil
+		})
+		b.Queue(lockRowKeySQL, id)
+		b.Queue(promoteRowKeySQL, id)
+		b.Queue("COMMIT")
+		err = p.inTx(ctx, b)
+	}
 	if err != nil {
 		return p.wrap(what+" "+id, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return ErrLost
 	}
 	return nil
@@ -209,7 +265,7 @@ func (p *Postgres) Finish(ctx context.Context, id, worker, outcome string) error
 	if err := checkOutcome(id, outcome); err != nil {
 		return err
 	}
-	return p.claimed(ctx, "finish", id, worker,
+	return p.leaving(ctx, "finish", id, worker,
 		`state = $3, finished = now(), worker = NULL, lease_until = NULL,
 	payload = CASE WHEN $3 = 'dead' THEN payload END`, outcome)
 }
@@ -223,7 +279,7 @@ func (p *Postgres) Retry(ctx context.Context, id, worker string, after time.Dura
 
 // Bury implements Store.
 func (p *Postgres) Bury(ctx context.Context, id, worker, reason string) error {
-	return p.claimed(ctx, "bury", id, worker,
+	return p.leaving(ctx, "bury", id, worker,
 		`state = 'dead', finished = now(), worker = NULL, lease_until = NULL, error = $3`, reason)
 }
 

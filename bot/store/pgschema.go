@@ -72,6 +72,20 @@ CREATE TABLE gcloop_turns (
 	// 5: leases that ran out are counted apart from the attempts, so that
 	// only workers dying buries a delivery, not transient retries.
 	5: `ALTER TABLE gcloop_deliveries ADD COLUMN lease_outs integer NOT NULL DEFAULT 0;`,
+	// 6: the head of each key marked, so that a claim finds the next
+	// claimable delivery in one index probe however deep one key's
+	// backlog is (see heads.go). A replica of an older version inserts
+	// rows marked as heads: a head too many costs a claim a probe, never
+	// a delivery.
+	6: `
+ALTER TABLE gcloop_deliveries ADD COLUMN head boolean NOT NULL DEFAULT true;
+UPDATE gcloop_deliveries d SET head = false
+WHERE d.state IN ('pending', 'claimed') AND d.key <> '' AND EXISTS (
+	SELECT 1 FROM gcloop_deliveries o
+	WHERE o.key = d.key AND o.state IN ('pending', 'claimed') AND o.seq < d.seq);
+CREATE INDEX gcloop_deliveries_ready ON gcloop_deliveries (installation, seq) WHERE state = 'pending' AND head;
+CREATE INDEX gcloop_deliveries_claimed_key ON gcloop_deliveries (key) WHERE state = 'claimed';
+`,
 }
 
 // Advisory lock ids of the store (pg_advisory_xact_lock's one-bigint

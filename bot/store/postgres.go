@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gcloop/gcloop/bot/event"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -25,13 +26,12 @@ type Postgres struct {
 	hub    *hub
 	closed atomic.Bool
 
-	stop       context.CancelFunc // ends the listener
-	listenDone chan struct{}      // closed when the listener returned
-	adds       chan addReq        // Adds waiting for a flusher
-	flushers   sync.WaitGroup
-	flushDone  chan struct{} // closed when the flushers returned
-	pruneDone  chan struct{} // closed when pruneLoop returned
-	ready      chan struct{} // closed once the listener listens
+	stop       context.CancelFunc               // ends the listener
+	listenDone chan struct{}                    // closed when the listener returned
+	adds       *group[Delivery, bool]           // Adds, group-committed
+	appends    *group[event.Event, event.Event] // Appends, group-committed
+	pruneDone  chan struct{}                    // closed when pruneLoop returned
+	ready      chan struct{}                    // closed once the listener listens
 	readyOnce  sync.Once
 	closeOnce  sync.Once
 }
@@ -48,6 +48,13 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Postgres, err
 	if err != nil {
 		// The URL may hold a password: pgx's error does not repeat it.
 		return nil, fmt.Errorf("store: database url: %w", err)
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
+		// The claim's statements are prepared once per connection; a
+		// generic plan made while the queue was small goes on walking
+		// every pending row once it is deep. Plans made for each call
+		// cost a little planning and always take the heads' index.
+		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -69,14 +76,9 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Postgres, err
 		listenDone: make(chan struct{}),
 		pruneDone:  make(chan struct{}),
 		ready:      make(chan struct{}),
-		adds:       make(chan addReq, addQueue),
-		flushDone:  make(chan struct{}),
 	}
-	for range addFlushers {
-		p.flushers.Add(1)
-		go p.flushLoop(lctx)
-	}
-	go func() { p.flushers.Wait(); close(p.flushDone) }()
+	p.adds = newGroup(lctx, addFlushers, addBatch, addQueue, p.flush)
+	p.appends = newGroup(lctx, 1, appendBatch, appendQueue, p.flushAppends)
 	go p.listenLoop(lctx)
 	go p.pruneLoop(lctx)
 	return p, nil
@@ -125,26 +127,14 @@ func (p *Postgres) Close() error {
 	p.closeOnce.Do(func() {
 		p.closed.Store(true)
 		p.stop()
-		<-p.flushDone
-		p.answerClosed()
+		p.adds.close()
+		p.appends.close()
 		<-p.listenDone
 		<-p.pruneDone
 		p.hub.close()
 		p.pool.Close()
 	})
 	return nil
-}
-
-// answerClosed answers the Adds no flusher took with ErrClosed.
-func (p *Postgres) answerClosed() {
-	for {
-		select {
-		case r := <-p.adds:
-			r.done <- addResult{err: ErrClosed}
-		default:
-			return
-		}
-	}
 }
 
 // oneLine keeps err, but says it on one line: pgx lists each address it

@@ -3,11 +3,12 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/gcloop/gcloop/bot/store"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -63,5 +64,68 @@ func TestPostgresMigratesAVersion2Database(t *testing.T) {
 		if added, err := s.Add(ctx, store.Delivery{ID: tt.id, Event: "ping", Digest: tt.digest}); err != nil || added != tt.added {
 			t.Errorf("Add(%s, digest %q) = %v, %v; want %v", tt.id, tt.digest, added, err, tt.added)
 		}
+	}
+}
+
+// A queue a bot of schema version 5 left — a pull request's delivery in
+// work and two behind it, another's waiting alone, one without a key — is
+// migrated to heads: the first open delivery of each key, and every
+// delivery without one, is a head; the rest follow in order.
+func TestPostgresMigratesAVersion5QueueToHeads(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 1; v <= 5; v++ {
+		if _, err := conn.Exec(ctx, store.Migrations[v]); err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+	}
+	for _, sql := range []string{
+		`CREATE TABLE gcloop_schema_migrations (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())`,
+		`INSERT INTO gcloop_schema_migrations (version) VALUES (1), (2), (3), (4), (5)`,
+		`INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, state, worker, lease_until, attempts)
+		 VALUES ('busy', 'issue_comment', '{}', 'o/r#1', 42, now(), 'claimed', 'w-old', now() + interval '1 hour', 1)`,
+		`INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received) VALUES
+		 ('next', 'issue_comment', '{}', 'o/r#1', 42, now()),
+		 ('last', 'issue_comment', '{}', 'o/r#1', 42, now()),
+		 ('alone', 'issue_comment', '{}', 'o/r#2', 42, now()),
+		 ('keyless', 'ping', '{}', '', 42, now())`,
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	conn.Close(ctx)
+
+	s := openPostgres(t, url, store.Options{})
+	if heads := query[string](t, url, `SELECT string_agg(id, ' ' ORDER BY seq) FROM gcloop_deliveries WHERE head`); heads != "busy alone keyless" {
+		t.Errorf("heads after the migration: %s; want busy alone keyless", heads)
+	}
+	var got []string
+	for {
+		d, ok, err := s.Claim(ctx, "w", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, d.ID)
+		if err := s.Finish(ctx, d.ID, "w", store.Done); err != nil {
+			t.Fatal(err)
+		}
+		if d.ID == "keyless" {
+			// The delivery in work ends as its old worker finishes it.
+			if err := s.Finish(ctx, "busy", "w-old", store.Done); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if fmt.Sprint(got) != "[alone keyless next last]" {
+		t.Errorf("claimed %v; want [alone keyless next last]", got)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/store"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 	"github.com/jackc/pgx/v5"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/store/storetest"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

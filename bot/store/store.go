@@ -37,6 +37,12 @@ type Delivery struct {
 	Error string
 	// Finished is when a dead delivery died (set by Dead).
 	Finished time.Time
+
+	// Arrival, when its Type is set, is appended to the event log as Add
+	// adds the delivery — in the same transaction, where the store has
+	// them — and not when Add finds it a duplicate. The store keeps the
+	// event, not the field: a claimed delivery has none.
+	Arrival event.Event
 }
 
 // Outcomes of a finished delivery.

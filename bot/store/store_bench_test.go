@@ -9,7 +9,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/store"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // A signed delivery's payload is a few kilobytes.
@@ -186,6 +186,52 @@ func BenchmarkAddBurst(b *testing.B) {
 				}
 			}
 		})
+		opsPerSecond(b)
+	})
+}
+
+// BenchmarkClaimBehindHotKey is a claim (and its finish) when 3 000
+// deliveries of one pull request wait behind its delivery in work, and
+// the one claimable delivery, of another pull request, arrived after
+// them all: what one busy key's backlog costs every other claim.
+func BenchmarkClaimBehindHotKey(b *testing.B) {
+	benchStores(b, func(b *testing.B, s store.Store) {
+		ctx := context.Background()
+		hot := func(i int64) store.Delivery {
+			d := benchDelivery(i)
+			d.Key = "o/hot#1"
+			return d
+		}
+		for range 3000 {
+			if _, err := s.Add(ctx, hot(benchIDs.Add(1))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if d, ok, err := s.Claim(ctx, "busy", time.Hour); err != nil || !ok || d.Key != "o/hot#1" {
+			b.Fatalf("Claim = %+v, %v, %v; want the hot key's first", d, ok, err)
+		}
+		cold := func(i int64) store.Delivery {
+			d := benchDelivery(i)
+			d.Key = "o/cold#2"
+			return d
+		}
+		if _, err := s.Add(ctx, cold(benchIDs.Add(1))); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			d, ok, err := s.Claim(ctx, "w", time.Minute)
+			if err != nil || !ok || d.Key != "o/cold#2" {
+				b.Fatalf("Claim = %+v, %v, %v; want the cold key's", d, ok, err)
+			}
+			if err := s.Finish(ctx, d.ID, "w", store.Done); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Add(ctx, cold(benchIDs.Add(1))); err != nil {
+				b.Fatal(err)
+			}
+		}
 		opsPerSecond(b)
 	})
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/gcloop/gcloop/bot/delivery"
 	"github.com/gcloop/gcloop/bot/store"
 	"github.com/gcloop/gcloop/bot/webhook"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // loadStore is a store the load test runs on.
@@ -131,7 +131,7 @@ func load(b *testing.B, st loadStore, clients int) {
 	lat := make([][]time.Duration, clients)
 	b.ReportAllocs()
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0, child0 := time.Now(), cpuTime(), childCPU()
 	var wg sync.WaitGroup
 	for c := range clients {
 		wg.Add(1)
@@ -175,7 +175,7 @@ func load(b *testing.B, st loadStore, clients int) {
 		}()
 	}
 	wg.Wait()
-	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	elapsed, cpu, child := time.Since(start), cpuTime()-cpu0, childCPU()-child0
 	b.StopTimer()
 	all := slices.Concat(lat...)
 	slices.Sort(all)
@@ -189,6 +189,11 @@ func load(b *testing.B, st loadStore, clients int) {
 	// The process's CPU time per delivery, clients included: what the
 	// figures above would be on idle cores, when other processes share them.
 	b.ReportMetric(float64(cpu.Microseconds())/float64(len(all)), "cpu-µs/delivery")
+	// And the database server's (its backends'), where it is a child of
+	// this process: with the above, what one delivery costs the machine.
+	if child > 0 {
+		b.ReportMetric(float64(child.Microseconds())/float64(len(all)), "server-cpu-µs/delivery")
+	}
 }
 
 // cpuTime is the user and system CPU time of the process so far.

@@ -3,7 +3,7 @@ package webhook_test
 import (
 	"testing"
 
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 // TestMain stops the PostgreSQL cluster the tests of several replicas

@@ -39,10 +39,10 @@ const (
 	DefaultBodyTimeout = 2 * time.Minute
 )
 
-// Inbox is the part of the store the receiver writes to.
+// Inbox is the part of the store the receiver writes to: each delivery
+// it queues carries the event that logs its arrival.
 type Inbox interface {
 	Add(ctx context.Context, d store.Delivery) (added bool, err error)
-	Append(ctx context.Context, e event.Event) (event.Event, error)
 }
 
 // Observer is told of every delivery the receiver answered and every one
@@ -294,7 +294,8 @@ func (rc *Receiver) signed(req *http.Request, name, id string, body []byte) answ
 	if name == "ping" {
 		return answer{status: http.StatusOK, result: Pong, body: []byte(`{"pong":true}` + "\n"), route: rt}
 	}
-	d := store.Delivery{ID: id, Event: name, Payload: payload, Key: rt.Key, Installation: rt.Installation, Received: rc.now().UTC(), Digest: bodyDigest(body)}
+	d := store.Delivery{ID: id, Event: name, Payload: payload, Key: rt.Key, Installation: rt.Installation, Received: rc.now().UTC(), Digest: bodyDigest(body),
+		Arrival: arrival(id, name, rt)}
 	added, err := rc.inbox.Add(req.Context(), d)
 	if err != nil {
 		return answer{status: http.StatusServiceUnavailable, result: StoreFailed, route: rt,
@@ -306,7 +307,6 @@ func (rc *Receiver) signed(req *http.Request, name, id string, body []byte) answ
 	if rc.wake != nil {
 		rc.wake()
 	}
-	rc.appendEvent(req.Context(), id, name, rt)
 	return answer{status: http.StatusAccepted, result: Accepted, body: deliveryBody(id), route: rt}
 }
 
@@ -334,13 +334,11 @@ func unwrap(ct string, body []byte) ([]byte, answer, bool) {
 	return nil, refuse(http.StatusUnsupportedMediaType, UnsupportedMedia, fmt.Sprintf("content type %q, want application/json or application/x-www-form-urlencoded", clip(mt))), false
 }
 
-// appendEvent logs an accepted delivery; a log that fails loses the event,
-// never the delivery.
-func (rc *Receiver) appendEvent(ctx context.Context, id, name string, rt route) {
+// arrival is the event the store logs as it queues a delivery, in the
+// same step.
+func arrival(id, name string, rt route) event.Event {
 	data, _ := json.Marshal(deliveryData{Delivery: id, Event: name, Result: Accepted})
-	if _, err := rc.inbox.Append(ctx, event.Event{Type: event.Delivery, Repo: rt.Repo, PR: rt.PR, Data: data}); err != nil {
-		rc.log.LogAttrs(ctx, slog.LevelWarn, "event log", slog.String("delivery", id), slog.String("error", err.Error()))
-	}
+	return event.Event{Type: event.Delivery, Repo: rt.Repo, PR: rt.PR, Data: data}
 }
 
 // deliveryData is the data of a delivery event.

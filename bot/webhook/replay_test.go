@@ -10,7 +10,7 @@ import (
 
 	"github.com/gcloop/gcloop/bot/event"
 	"github.com/gcloop/gcloop/bot/webhook"
-	"github.com/gcloop/gcloop/internal/pgtest"
+	"github.com/gcloop/gcloop/internal/testkit/pgtest"
 )
 
 func sha256Hex(b []byte) string {

@@ -53,7 +53,8 @@ type Options struct {
 	// Stdout and Stderr receive the commands' output; nil discards it.
 	// (The fixer's and the tests' output both go there.)
 	Stdout, Stderr io.Writer
-	// Read reads one report, sniffing its format (coverage.Read).
+	// Read reads one report, sniffing its format (the evidence registry's
+	// reader of coverage and test reports, bot/evidence).
 	Read func(name string, r io.Reader) (*decide.Evidence, error)
 }
 

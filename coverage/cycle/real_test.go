@@ -2,12 +2,14 @@ package cycle
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gcloop/gcloop/coverage"
+	"github.com/gcloop/gcloop/decide"
 )
 
 // goTests is a fake test command that writes what `go test
@@ -25,6 +27,20 @@ fi
 printf 'mode: set\nexample.com/calc/calc.go:3.24,5.2 1 %d\nexample.com/calc/calc.go:7.24,9.2 1 %d\n' "$add" "$sub" > cover.out
 printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="%d" failures="0" errors="0" time="0.001">\n\t<testsuite tests="%d" failures="0" time="0.001" name="example.com/calc" timestamp="2026-01-01T00:00:00Z">\n\t\t%s\n\t</testsuite>\n</testsuites>\n' "$n" "$n" "$cases" > report.xml
 `
+
+// readReport reads the two reports goTests writes with the real readers:
+// JUnit XML and a Go cover profile. (The command tells formats apart
+// through the evidence registry, a layer above this package.)
+func readReport(name string, r io.Reader) (*decide.Evidence, error) {
+	e := &decide.Evidence{Sources: []string{name}}
+	var err error
+	if strings.HasSuffix(name, ".xml") {
+		e.Tests, err = coverage.ReadJUnit(name, r)
+	} else {
+		e.Coverage, err = coverage.ReadGoProfile(name, r)
+	}
+	return e, err
+}
 
 func TestRunWithTheRealReaders(t *testing.T) {
 	t.Parallel()
@@ -62,7 +78,7 @@ func TestRunWithTheRealReaders(t *testing.T) {
 			res, err := Run(context.Background(), Options{
 				Dir: dir, Test: "./go-tests.sh", Fix: tt.fix,
 				Coverage: "cover.out", JUnit: "report.xml", Layer: "L1",
-				Read: coverage.Read,
+				Read: readReport,
 			})
 			if err != nil {
 				t.Fatalf("Run: %v", err)

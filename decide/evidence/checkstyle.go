@@ -243,6 +243,7 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 		File:     jsonscan.Cap(file, sarifMaxField),
 		Line:     line,
 		Rule:     source,
+		RuleIsID: source != "",
 		Message:  msg,
 	}
 	if isErr { // every error-level result, repeats too

@@ -16,7 +16,7 @@ import (
 func TestReadCheckstyleFixtures(t *testing.T) {
 	t.Parallel()
 	fnd := func(src string, sev decide.Severity, file string, line int, rule, msg string) decide.Finding {
-		return decide.Finding{Severity: sev, File: file, Line: line, Rule: rule, Message: msg, Source: src}
+		return decide.Finding{Severity: sev, File: file, Line: line, Rule: rule, RuleIsID: rule != "", Message: msg, Source: src}
 	}
 	tests := []struct {
 		file string
@@ -92,7 +92,7 @@ func TestReadCheckstyleSeverities(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []decide.Finding{{Severity: tc.sev, File: tc.file, Line: 3, Rule: tc.rule, Message: "m", Source: "c.xml:1"}}
+			want := []decide.Finding{{Severity: tc.sev, File: tc.file, Line: 3, Rule: tc.rule, RuleIsID: tc.rule != "", Message: "m", Source: "c.xml:1"}}
 			if diff := cmp.Diff(want, ev.Findings); diff != "" {
 				t.Errorf("findings mismatch (-want +got):\n%s", diff)
 			}
@@ -114,9 +114,9 @@ func TestReadCheckstyleShapes(t *testing.T) {
 		{"A byte order mark is skipped.", "\uFEFF<checkstyle><file name=\"a\"><error line=\"1\" severity=\"info\" message=\"m\"/></file></checkstyle>",
 			[]decide.Finding{{Severity: decide.Low, File: "a", Line: 1, Message: "m", Source: "c.xml:1"}}},
 		{"Other elements and comments are skipped.", "<!-- lint --><checkstyle><meta><x/></meta><file name=\"a\"><note/><error line=\"\" severity=\"warning\" message=\"m\" source=\"s\"><extra>t</extra></error></file></checkstyle>\n<!-- end -->",
-			[]decide.Finding{{Severity: decide.Medium, File: "a", Rule: "s", Message: "m", Source: "c.xml:1"}}},
+			[]decide.Finding{{Severity: decide.Medium, File: "a", Rule: "s", RuleIsID: true, Message: "m", Source: "c.xml:1"}}},
 		{"A missing message uses the source.", `<checkstyle><file name="a"><error severity="warning" source="rule-x"/></file></checkstyle>`,
-			[]decide.Finding{{Severity: decide.Medium, File: "a", Rule: "rule-x", Message: "rule-x", Source: "c.xml:1"}}},
+			[]decide.Finding{{Severity: decide.Medium, File: "a", Rule: "rule-x", RuleIsID: true, Message: "rule-x", Source: "c.xml:1"}}},
 		{"Entities and character references are decoded.", `<checkstyle><file name="a&amp;b.js"><error severity="error" message="&lt;x&gt; &#34;y&#34; &apos;z&apos;"/></file></checkstyle>`,
 			[]decide.Finding{{Severity: decide.High, File: "a&b.js", Message: `<x> "y" 'z'`, Source: "c.xml:1"}}},
 	}

@@ -135,3 +135,76 @@ func TestFingerprintsBound(t *testing.T) {
 		t.Errorf("notes mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// The dedupe key holds the rule id: two rules at one location are two
+// findings, the same rule's result written twice is one, in SARIF (ruleId,
+// or rule.id) and in Checkstyle (source).
+func TestDedupeTellsRulesApart(t *testing.T) {
+	t.Parallel()
+	rules := sarifTool("gosec", `{"id":"G101"}`, `{"id":"G104"}`)
+	checkstyle := func(errs string) string {
+		return `<?xml version="1.0"?><checkstyle version="8.0"><file name="a.go">` + errs + `</file></checkstyle>`
+	}
+	tests := []struct {
+		name  string
+		read  func(string, *strings.Reader) (*decide.Evidence, error)
+		in    string
+		rules []string
+	}{
+		{
+			name:  "SARIF: two rules at one location",
+			in:    sarifDoc(sarifRunJSON(rules, sarifRes(`"ruleId":"G101"`)+","+sarifRes(`"ruleId":"G104"`))),
+			rules: []string{"G101", "G104"},
+		},
+		{
+			name:  "SARIF: the same rule's result twice",
+			in:    sarifDoc(sarifRunJSON(rules, sarifRes(`"ruleId":"G101"`)+","+sarifRes(`"rule":{"id":"G101"}`))),
+			rules: []string{"G101"},
+		},
+		{
+			name:  "SARIF: the same result in two runs",
+			in:    sarifDoc(sarifRunJSON(rules, sarifRes(`"ruleId":"G104"`)), sarifRunJSON(rules, sarifRes(`"ruleId":"G104"`))),
+			rules: []string{"G104"},
+		},
+		{
+			name:  "Checkstyle: two sources at one line",
+			read:  func(n string, r *strings.Reader) (*decide.Evidence, error) { return ReadCheckstyle(n, r) },
+			in:    checkstyle(`<error line="3" severity="warning" message="m" source="LineLength"/><error line="3" severity="warning" message="m" source="Indent"/>`),
+			rules: []string{"LineLength", "Indent"},
+		},
+		{
+			name:  "Checkstyle: the same source twice",
+			read:  func(n string, r *strings.Reader) (*decide.Evidence, error) { return ReadCheckstyle(n, r) },
+			in:    checkstyle(`<error line="3" severity="warning" message="m" source="Indent"/><error line="3" severity="warning" message="M." source="Indent"/>`),
+			rules: []string{"Indent"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			read := tt.read
+			if read == nil {
+				read = func(n string, r *strings.Reader) (*decide.Evidence, error) { return ReadSARIF(n, r) }
+			}
+			ev, err := read("t.log", strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := decide.Merge(ev, ev) // the same file twice adds nothing
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range m.Findings {
+				got = append(got, f.Rule)
+			}
+			if diff := cmp.Diff(tt.rules, got); diff != "" {
+				t.Errorf("rules of the findings (-want +got):\n%s", diff)
+			}
+			repeats := strings.Contains(strings.Join(ev.Notes, "\n"), "repeated finding")
+			if want := len(tt.rules) == 1; repeats != want {
+				t.Errorf("a note on a repeat: %v, want %v (%q)", repeats, want, ev.Notes)
+			}
+		})
+	}
+}

@@ -197,7 +197,7 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off, end int64
 	if ref.index < -1 {
 		ref.index = -1
 	}
-	f := decide.Finding{Rule: ref.id, Source: sr.name}
+	f := decide.Finding{Rule: ref.id, RuleIsID: ref.id != "", Source: sr.name}
 	f.File = sarifPath(res.uri, res.uriBase, run.bases)
 	if res.line > 0 {
 		f.Line = res.line

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/store"
 )
@@ -162,6 +163,86 @@ func runConcurrency(t *testing.T, open Open) {
 			}
 		}
 		for key, want := range order {
+			if fmt.Sprint(claimed[key]) != fmt.Sprint(want) {
+				t.Errorf("key %s claimed in the order %v; want %v", key, claimed[key], want)
+			}
+		}
+		if n, err := s.Pending(ctxFor(t)); err != nil || n != 0 {
+			t.Fatalf("Pending() = %d, %v; want 0", n, err)
+		}
+	})
+}
+
+// runAddWhileWorking: deliveries of a few keys are added while workers
+// claim and finish the earlier ones of the same keys — the moment a key's
+// next delivery must become claimable as its head finishes. None is
+// stranded, none is claimed twice, and each key's go in order.
+func runAddWhileWorking(t *testing.T, open Open) {
+	t.Run("deliveries added while their key is worked on are all worked, in order", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, store.Options{})
+		const keys, perKey, workers = 3, 40, 4
+		total := int32(keys * perKey)
+		var (
+			wg      sync.WaitGroup
+			mu      sync.Mutex
+			claimed = make(map[string][]string) // key → ids in claim order
+			count   = make(map[string]int)      // id → claims
+			done    atomic.Int32
+		)
+		for k := range keys {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range perKey {
+					mustAddErr(t, s, delivery(fmt.Sprintf("k%d-%02d", k, i), fmt.Sprintf("o/r#%d", k)))
+					runtime.Gosched()
+				}
+			}()
+		}
+		deadline := time.Now().Add(time.Minute)
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				worker := fmt.Sprintf("w%d", w)
+				for done.Load() < total {
+					if time.Now().After(deadline) {
+						t.Errorf("%s: %d of %d deliveries worked after a minute: the others are stranded", worker, done.Load(), total)
+						return
+					}
+					d, ok, err := s.Claim(context.Background(), worker, Long)
+					if err != nil {
+						t.Errorf("Claim: %v", err)
+						return
+					}
+					if !ok {
+						runtime.Gosched()
+						continue
+					}
+					mu.Lock()
+					count[d.ID]++
+					claimed[d.Key] = append(claimed[d.Key], d.ID)
+					mu.Unlock()
+					if err := s.Finish(context.Background(), d.ID, worker, store.Done); err != nil {
+						t.Errorf("Finish(%s): %v", d.ID, err)
+						return
+					}
+					done.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		for k := range keys {
+			key := fmt.Sprintf("o/r#%d", k)
+			var want []string
+			for i := range perKey {
+				id := fmt.Sprintf("k%d-%02d", k, i)
+				want = append(want, id)
+				if count[id] != 1 {
+					t.Errorf("%s was claimed %d times; want once", id, count[id])
+				}
+			}
 			if fmt.Sprint(claimed[key]) != fmt.Sprint(want) {
 				t.Errorf("key %s claimed in the order %v; want %v", key, claimed[key], want)
 			}

@@ -69,6 +69,46 @@ func runLog(t *testing.T, open Open) {
 		}
 	})
 
+	t.Run("Add logs a delivery's arrival with it, in order, and a duplicate's not", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, store.Options{})
+		before := mustAppend(t, s, ev(event.Round, 1))
+		for i, id := range []string{"a", "b", "a", "c"} {
+			d := delivery(id, "o/r#1")
+			d.Arrival = ev(event.Delivery, i)
+			d.Arrival.Data = []byte(`{"delivery":"` + id + `"}`)
+			if added, err := s.Add(ctxFor(t), d); err != nil || added != (i != 2) {
+				t.Fatalf("Add(%s) = %v, %v; want %v", id, added, err, i != 2)
+			}
+		}
+		after := mustAppend(t, s, ev(event.Round, 2))
+		got, err := s.Since(ctxFor(t), 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		for _, e := range got {
+			seen = append(seen, e.Type+string(e.Data))
+		}
+		want := []string{event.Round + string(before.Data), event.Delivery + `{"delivery":"a"}`, event.Delivery + `{"delivery":"b"}`,
+			event.Delivery + `{"delivery":"c"}`, event.Round + string(after.Data)}
+		if fmt.Sprint(seen) != fmt.Sprint(want) {
+			t.Errorf("log %v; want %v", seen, want)
+		}
+		for {
+			d, ok, err := s.Claim(ctxFor(t), "w", Long)
+			if err != nil || !ok {
+				break
+			}
+			if d.Arrival.Type != "" {
+				t.Errorf("claimed %s with its arrival event %+v; the store keeps the event, not the field", d.ID, d.Arrival)
+			}
+			if err := s.Finish(ctxFor(t), d.ID, "w", store.Done); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
 	t.Run("an event without data keeps none", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, store.Options{})

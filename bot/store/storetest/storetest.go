@@ -26,6 +26,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("subscribe", func(t *testing.T) { t.Parallel(); runSubscribe(t, open) })
 	t.Run("concurrency", func(t *testing.T) { t.Parallel(); runConcurrency(t, open) })
 	t.Run("rekey concurrency", func(t *testing.T) { t.Parallel(); runRekeyConcurrency(t, open) })
+	t.Run("adds while working", func(t *testing.T) { t.Parallel(); runAddWhileWorking(t, open) })
 	t.Run("closed", func(t *testing.T) { t.Parallel(); runClosed(t, open) })
 }
 

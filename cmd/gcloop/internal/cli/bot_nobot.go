@@ -7,7 +7,7 @@ import "fmt"
 // runBot, in a build without the bot (built with -tags nobot to stay
 // small, as the action's image and the release binaries are), says where
 // the bot is, exit 2; -h or --help print it as the usage, exit 0.
-// README.md quotes the message (internal/imagetest checks it).
+// README.md quotes the message (internal/testkit/imagetest checks it).
 func runBot(env *Env, args []string) error {
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/gcloop/gcloop/internal/config"
+	"github.com/gcloop/gcloop/bot/config"
 )
 
 // readConfigFile reads and parses a configuration file.

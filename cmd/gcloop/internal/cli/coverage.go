@@ -8,11 +8,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/coverage"
 	"github.com/gcloop/gcloop/coverage/cycle"
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/load"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
@@ -68,7 +68,7 @@ func runCoverageReport(env *Env, args []string) error {
 	}
 	// A directory stands for the coverage and test reports under it, as
 	// in decide.
-	if files, err = load.Expand(files, func(head []byte) bool { return coverage.Sniff(head) != "" }); err != nil {
+	if files, err = evidence.Paths(files, evidence.Reports); err != nil {
 		return err
 	}
 	stream := ""
@@ -121,7 +121,14 @@ func readCoverageFile(name string) (*decide.Evidence, coverage.Format, error) {
 		return nil, "", fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
 	}
 	defer f.Close()
-	return coverage.ReadFormat(name, f)
+	return readReport(name, f)
+}
+
+// readReport reads a coverage or test report through the evidence
+// registry, with its format as the report names it.
+func readReport(name string, r io.Reader) (*decide.Evidence, coverage.Format, error) {
+	e, f, err := evidence.ReadReport(name, r)
+	return e, coverage.Format(f.Name), err
 }
 
 // streamableLCOV returns the one report among files whose per-file
@@ -172,12 +179,13 @@ func sniffCoverageFile(name string) (f coverage.Format, regular bool, err error)
 		return "", false, fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
 	}
 	defer file.Close()
-	head := make([]byte, coverage.SniffLen)
+	head := make([]byte, evidence.SniffLen)
 	n, err := io.ReadFull(file, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return "", false, fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
 	}
-	return coverage.Sniff(head[:n]), true, nil
+	sniffed, _ := evidence.Sniff(head[:n], evidence.Reports)
+	return coverage.Format(sniffed.Name), true, nil
 }
 
 // streamCoverageFile reads an LCOV report, folding its files into ru.
@@ -205,7 +213,7 @@ func readTests(name string) (*decide.TestFacts, error) {
 		return nil, fmt.Errorf("read test results %s: %w", name, unwrapPathError(err))
 	}
 	defer f.Close()
-	return coverage.ReadTests(name, f)
+	return evidence.ReadTests(name, f)
 }
 
 // runCoverageGuard judges the work tree's changes against a base revision.
@@ -337,7 +345,11 @@ func runCoverageCycle(env *Env, args []string) error {
 	if err := requireTools(env, "gcloop coverage cycle", "git", "sh"); err != nil {
 		return err
 	}
-	o.Stdout, o.Stderr, o.Read = env.Stderr, env.Stderr, coverage.Read
+	o.Stdout, o.Stderr = env.Stderr, env.Stderr
+	o.Read = func(name string, r io.Reader) (*decide.Evidence, error) {
+		e, _, err := readReport(name, r)
+		return e, err
+	}
 	res, err := cycle.Run(env.Ctx, o)
 	if err != nil {
 		if res.Reverted {

@@ -10,21 +10,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/config"
+	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
-	"github.com/gcloop/gcloop/internal/config"
-	"github.com/gcloop/gcloop/internal/load"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
 // decideOptions are the flags of `gcloop decide` (DESIGN §8).
 type decideOptions struct {
-	loop, id, layer, sha, state, stateOut, config, format, failOn string
-	round, maxRounds, stall                                       int
-	threshold, target                                             float64
-	set                                                           map[string]bool
-	evidence                                                      []string
+	loop, id, sha, state, stateOut, config, format, failOn string
+	round                                                  int
+	set                                                    map[string]bool
+	evidence                                               []string
+	// overrides are the loop settings the flags give; they layer over
+	// the configuration file.
+	overrides config.Overrides
 }
 
 func parseDecideFlags(env *Env, args []string) (*decideOptions, error) {
@@ -33,11 +35,7 @@ func parseDecideFlags(env *Env, args []string) (*decideOptions, error) {
 	fs.StringVar(&o.loop, "loop", "", "loop kind: review, critique, audit, validation or coverage (sniffed from the evidence when absent)")
 	fs.StringVar(&o.id, "id", "", "loop id (default: the loop kind)")
 	fs.IntVar(&o.round, "round", 0, "round to decide (default: from --state, else 1)")
-	fs.IntVar(&o.maxRounds, "max-rounds", 0, "round cap (default: per loop)")
-	fs.Float64Var(&o.threshold, "threshold", 0, "review score threshold (default 7)")
-	fs.Float64Var(&o.target, "target", 0, "coverage target in percent (default: per layer)")
-	fs.StringVar(&o.layer, "layer", "", "coverage layer: L1, L2 or L3")
-	fs.IntVar(&o.stall, "stall", 0, "stuck rounds in a row that stop the loop (default 2; 0 disables)")
+	settings := settingFlags(fs)
 	fs.StringVar(&o.sha, "sha", "", "head sha of the round (the same sha as the last round re-decides it)")
 	fs.StringVar(&o.state, "state", "", "state file with the loop's history (missing: a fresh loop)")
 	fs.StringVar(&o.stateOut, "state-out", "", "write the updated state to this file")
@@ -53,6 +51,7 @@ func parseDecideFlags(env *Env, args []string) (*decideOptions, error) {
 		return nil, flagError(err)
 	}
 	o.evidence = pos
+	o.overrides = settings()
 	o.set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	switch {
@@ -86,7 +85,7 @@ func runDecide(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	pieces, err := load.Paths(o.evidence, decide.Loop(o.loop))
+	pieces, err := evidence.ReadPaths(o.evidence, decide.Loop(o.loop))
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ func runDecide(env *Env, args []string) error {
 		}
 	}
 	p, err := round.Decide(round.DecideInput{Loop: decide.Loop(o.loop), ID: o.id, Evidence: ev, File: file,
-		Overrides: o.overrides(), State: st, SHA: o.sha, Round: o.round, Now: now(env)})
+		Overrides: o.overrides, State: st, SHA: o.sha, Round: o.round, Now: now(env)})
 	var (
 		nd  *decide.NoDecisionError
 		pe  *decide.ParseError
@@ -139,27 +138,6 @@ func runDecide(env *Env, args []string) error {
 		}
 	}
 	return failOn(o.failOn, d)
-}
-
-// overrides are the flags that layer over the configuration file.
-func (o *decideOptions) overrides() config.Overrides {
-	var ov config.Overrides
-	if o.set["max-rounds"] {
-		ov.MaxRounds = &o.maxRounds
-	}
-	if o.set["threshold"] {
-		ov.Threshold = &o.threshold
-	}
-	if o.set["target"] {
-		ov.Target = &o.target
-	}
-	if o.set["layer"] {
-		ov.Layer = &o.layer
-	}
-	if o.set["stall"] {
-		ov.Stall = &o.stall
-	}
-	return ov
 }
 
 // loadState reads a state file: a missing file is a fresh loop, a corrupt

@@ -62,7 +62,7 @@ func (m *multiFlag) Set(s string) error {
 func runAction(env *Env, args []string) error {
 	fs := newFlagSet("run", env)
 	flags := map[string]*multiFlag{}
-	docs, err := action.InputDocs(gcloop.ActionYAML)
+	docs, err := action.Docs(gcloop.ActionYAML)
 	if err != nil {
 		return err
 	}
