@@ -247,6 +247,31 @@ func BenchmarkReadGoProfileSplit(b *testing.B) {
 	}
 }
 
+// BenchmarkStreamLCOVSplit runs StreamLCOV (both passes, into a roll-up,
+// as `gcloop coverage report` does) on the 190 MB report of 60 000 files of
+// BenchmarkCompareCLI, its second pass line by line and in parts over
+// GOMAXPROCS goroutines, side by side, reporting CPU time besides wall time.
+func BenchmarkStreamLCOVSplit(b *testing.B) {
+	path := benchFile(b, "60k.info", func(w io.Writer) error { return genLCOVFiles(w, 190<<20, 60_000) })
+	for _, bc := range []struct {
+		name string
+		sp   lcovSplit
+	}{
+		{"line-by-line", lcovSplit{workers: 1}},
+		{"in-parts", lcovSplit{workers: runtime.GOMAXPROCS(0), partSize: lcovPartSize, maxPart: lcovMaxPart}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cpu0 := cpuTime()
+			benchRead(b, path, func(f *os.File) error {
+				_, err := streamLCOV("60k.info", f, NewRollUp().Add, bc.sp)
+				return err
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
 // cpuTime is the user and system CPU time of the process so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -411,7 +436,8 @@ func genLCOVFiles(w io.Writer, size int64, files int) error {
 }
 
 // BenchmarkCompareCLI runs the built `gcloop coverage report` side by side
-// with `lcov --summary` and `wc -l` on the same generated files, each as a
+// with `lcov --summary` and `wc -l` (one pass over the bytes, the floor) on
+// the same generated files, each as a
 // process under /usr/bin/time -v: a 190 MB LCOV of 60 000 files, one of
 // the same size with 240 000 files, and a 190 MB Go profile. Fast runs are
 // repeated and the best kept, as in BenchmarkCompareTools. Use
@@ -436,6 +462,7 @@ func BenchmarkCompareCLI(b *testing.B) {
 		args   []string
 		repeat int
 	}{
+		{"wc-l-60k", []string{"wc", "-l", lcov60k}, compareRepeat},
 		{"report-60k", []string{gcloop, "coverage", "report", lcov60k}, compareRepeat},
 		{"lcov-summary-60k", []string{"lcov", "--summary", lcov60k}, 1},
 		{"report-240k", []string{gcloop, "coverage", "report", lcov240k}, compareRepeat},

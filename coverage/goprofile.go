@@ -130,7 +130,7 @@ func (p *profParser) parse() error {
 		if p.cur != "" {
 			p.fastBlocks()
 		}
-		line, ok := s.next()
+		line, ok := s.Next()
 		if !ok {
 			break
 		}
@@ -150,14 +150,14 @@ func (p *profParser) parse() error {
 			return err
 		}
 	}
-	return s.err
+	return s.failure()
 }
 
 // end finishes a whole profile (or its last part): the profile must have
 // had a mode line, and the file being read is closed.
 func (p *profParser) end() error {
 	if !p.modeSeen {
-		return decide.LineError(p.s.name, p.s.line+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
+		return decide.LineError(p.s.name, p.s.Line()+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
 	}
 	return p.closeFile()
 }
@@ -170,7 +170,7 @@ func (p *profParser) modeLine(line []byte) error {
 		return p.s.errorf("unknown cover mode %s (want set, count or atomic)", quoteSnippet(m))
 	}
 	p.modeSeen = true
-	return p.sink.mode(m, p.s.line)
+	return p.sink.mode(m, p.s.Line())
 }
 
 // blockLine reads "file:sl.sc,el.ec stmts count".
@@ -204,7 +204,7 @@ func (p *profParser) blockLine(line []byte) error {
 	}
 	b.sl, b.sc, b.el, b.ec, b.stmts = uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3]), uint32(v[4])
 	b.hit = v[5] > 0
-	b.line = p.s.line
+	b.line = p.s.Line()
 	if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
 		return p.s.errorf("block ends (%d.%d) before it starts (%d.%d)", b.el, b.ec, b.sl, b.sc)
 	}
@@ -214,7 +214,7 @@ func (p *profParser) blockLine(line []byte) error {
 			return err
 		}
 		p.cur = string(file)
-		p.curLine = p.s.line
+		p.curLine = p.s.Line()
 		p.prefix = append(append(p.prefix[:0], file...), ':')
 	}
 	if n := len(p.blocks); n > 0 && !p.unsorted && profLess(&p.blocks[n-1], &b) >= 0 {
@@ -231,39 +231,37 @@ func (p *profParser) blockLine(line []byte) error {
 // consuming, at anything else (another file, an incomplete or unusual
 // line), leaving it to the careful path with its error messages.
 func (p *profParser) fastBlocks() {
-	buf := p.s.window()
+	buf := p.s.Window()
 	pre := p.prefix
 	for len(buf) > len(pre) && bytes.Equal(buf[:len(pre)], pre) {
+		var b profBlock
+		var ok bool
 		i := len(pre)
-		var v [6]uint64
-		ok := true
-		for k := 0; k < 6; k++ {
-			j := i
-			var x uint64
-			for i < len(buf) && i-j < 10 {
-				c := buf[i] - '0'
-				if c > 9 {
-					break
-				}
-				x = x*10 + uint64(c)
-				i++
-			}
-			if i == j || i >= len(buf) || buf[i] != profSeps[k] || x > 1<<31 {
-				ok = false
-				break
-			}
-			v[k] = x
-			i++
-		}
-		if !ok {
+		if b.sl, i, ok = profNum(buf, i, '.'); !ok {
 			return
 		}
-		b := profBlock{sl: uint32(v[0]), sc: uint32(v[1]), el: uint32(v[2]), ec: uint32(v[3]), stmts: uint32(v[4]), hit: v[5] > 0}
+		if b.sc, i, ok = profNum(buf, i, ','); !ok {
+			return
+		}
+		if b.el, i, ok = profNum(buf, i, '.'); !ok {
+			return
+		}
+		if b.ec, i, ok = profNum(buf, i, ' '); !ok {
+			return
+		}
+		if b.stmts, i, ok = profNum(buf, i, ' '); !ok {
+			return
+		}
+		var count uint32
+		if count, i, ok = profNum(buf, i, '\n'); !ok {
+			return
+		}
+		b.hit = count > 0
 		if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
 			return
 		}
-		p.s.advance(i)
-		b.line = p.s.line
+		p.s.Consume(i, 1)
+		b.line = p.s.Line()
 		if n := len(p.blocks); n > 0 && !p.unsorted && profLess(&p.blocks[n-1], &b) >= 0 {
 			p.unsorted = true
 		}
@@ -272,9 +270,25 @@ func (p *profParser) fastBlocks() {
 	}
 }
 
-// profSeps are the bytes after each number of a block line. The count may
-// have up to 10 digits on the fast path; longer ones take the careful path.
-var profSeps = [6]byte{'.', ',', '.', ' ', ' ', '\n'}
+// profNum reads the number of at most 10 digits and at most 1<<31 at
+// buf[i:], which sep must follow; it returns the number and the index after
+// sep. ok is false for anything else: a longer count, say, takes the
+// careful path.
+func profNum(buf []byte, i int, sep byte) (v uint32, next int, ok bool) {
+	j := i
+	var x uint64
+	for ; i < len(buf) && i-j < 10; i++ {
+		c := buf[i] - '0'
+		if c > 9 {
+			break
+		}
+		x = x*10 + uint64(c)
+	}
+	if i == j || i >= len(buf) || buf[i] != sep || x > 1<<31 {
+		return 0, i, false
+	}
+	return uint32(x), i + 1, true
+}
 
 // closeFile hands the run of blocks just read (and, first, the run left
 // pending by the part before) to the sink.

@@ -98,7 +98,7 @@ func (c *profPart) run(r *profRun) error {
 func (c *profPart) parse(name string, p *profParser, base int, sink profSink) error {
 	p.reset(bytesScanner(name, c.data, base), sink, c.idx > 0)
 	c.err = p.parse()
-	c.lines, c.opened = p.s.line-base, p.opened
+	c.lines, c.opened = p.s.Line()-base, p.opened
 	if c.err != nil || p.cur == "" {
 		return c.err
 	}
@@ -138,12 +138,6 @@ func (p *profParser) reset(s *lineScanner, sink profSink, modeSeen bool) {
 	*p = profParser{s: s, sink: sink, modeSeen: modeSeen, prefix: p.prefix[:0], blocks: p.blocks[:0], stmts: p.stmts[:0]}
 }
 
-// bytesScanner is a lineScanner over data, held whole, its first line
-// numbered base+1.
-func bytesScanner(name string, data []byte, base int) *lineScanner {
-	return &lineScanner{name: name, buf: data, end: len(data), eof: true, line: base}
-}
-
 // mode and run make the tally the sink of a parser whose line numbers are
 // those of the profile.
 func (t *profTally) mode(m []byte, line int) error { return t.addMode(m, line) }
@@ -172,7 +166,7 @@ func (t *profTally) readTail(c *profPart, base int, pending func() error) error 
 		s = bytesScanner(t.name, c.data, base)
 	} else {
 		s = newLineScanner(t.name, io.MultiReader(bytes.NewReader(c.data), c.tail))
-		s.line = base
+		s.SetLine(base)
 	}
 	p := profParser{s: s, sink: t, modeSeen: t.modes != nil, pending: pending}
 	if err := p.parse(); err != nil {

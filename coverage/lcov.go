@@ -3,7 +3,6 @@ package coverage
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/maphash"
 	"io"
 	"math/bits"
 	"slices"
@@ -24,7 +23,16 @@ func ReadLCOV(name string, r io.Reader) (*decide.CoverageFacts, error) {
 
 // readLCOV parses LCOV into the tally t.
 func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, error) {
-	s := newLineScanner(name, r)
+	if err := parseLCOV(newLineScanner(name, r), t, true); err != nil {
+		return nil, err
+	}
+	return t.facts(FormatLCOV), nil
+}
+
+// parseLCOV parses the records of s into t. whole is set when s reads the
+// whole file (or its rest): then a file with no SF: record is an error;
+// a part of the file (StreamLCOV's parts) may have none.
+func parseLCOV(s *lineScanner, t *lineTally, whole bool) error {
 	var (
 		path    []byte // SF of the open record
 		open    bool
@@ -35,17 +43,17 @@ func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, er
 		if open {
 			lcovFastDA(s, t)
 		}
-		line, ok := s.next()
+		line, ok := s.Next()
 		if !ok {
 			break
 		}
 		if len(line) > 3 && line[0] == 'D' && line[1] == 'A' && line[2] == ':' {
 			if !open {
-				return nil, s.errorf("DA record outside a source file record (want SF: first)")
+				return s.errorf("DA record outside a source file record (want SF: first)")
 			}
 			ln, hit, err := lcovDA(line[3:])
 			if err != "" {
-				return nil, s.errorf("bad line record %s: %s", quoteSnippet(line), err)
+				return s.errorf("bad line record %s: %s", quoteSnippet(line), err)
 			}
 			t.add(ln, hit)
 			continue
@@ -54,39 +62,44 @@ func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, er
 		case len(line) == 0:
 		case bytes.HasPrefix(line, []byte("SF:")):
 			if open {
-				return nil, s.errorf("SF: while the record of %q opened at line %d has no end_of_record", pathStr, openAt)
+				return s.errorf("SF: while the record of %q opened at line %d has no end_of_record", pathStr, openAt)
 			}
 			p := bytes.TrimSpace(line[3:])
 			if len(p) == 0 {
-				return nil, s.errorf("empty SF: path")
+				return s.errorf("empty SF: path")
 			}
 			path = append(path[:0], p...)
 			pathStr = string(path)
-			open, openAt = true, s.line
+			open, openAt = true, s.Line()
 		case string(bytes.TrimSpace(line)) == "end_of_record":
 			if !open {
-				return nil, s.errorf("end_of_record without SF:")
+				return s.errorf("end_of_record without SF:")
 			}
-			if err := t.end(pathStr, s.line); err != nil {
-				return nil, err
+			if err := t.end(pathStr, s.Line()); err != nil {
+				return err
 			}
 			open = false
 		case lcovKey(line):
 			// TN, FN, FNDA, FNF, FNH, BRDA, BRF, BRH, LF, LH, VER, ...
 		default:
-			return nil, s.errorf("not an LCOV record: %s (want KEY:value or end_of_record)", quoteSnippet(line))
+			return s.errorf("not an LCOV record: %s (want KEY:value or end_of_record)", quoteSnippet(line))
 		}
 	}
-	if s.err != nil {
-		return nil, s.err
+	if err := s.failure(); err != nil {
+		return err
 	}
 	if open {
-		return nil, decide.LineError(name, s.line, "truncated: the record of %q opened at line %d has no end_of_record", pathStr, openAt)
+		return decide.LineError(s.name, s.Line(), "truncated: the record of %q opened at line %d has no end_of_record", pathStr, openAt)
 	}
-	if len(t.files) == 0 && (t.stream == nil || t.stream.files == 0) {
-		return nil, decide.LineError(name, s.line+1, "no source file record (SF:) in LCOV data")
+	if whole && t.empty() {
+		return lcovNoRecord(s.name, s.Line()+1)
 	}
-	return t.facts(FormatLCOV), nil
+	return nil
+}
+
+// lcovNoRecord is the error for LCOV data without a record, at line.
+func lcovNoRecord(name string, line int) error {
+	return decide.LineError(name, line, "no source file record (SF:) in LCOV data")
 }
 
 // lcovFastDA consumes the run of plain "DA:line,count\n" lines (and of
@@ -96,95 +109,127 @@ func readLCOV(name string, r io.Reader, t *lineTally) (*decide.CoverageFacts, er
 // checksum, "\r", a long number), leaving it to the careful path.
 //
 // Most DA lines have numbers of at most seven digits; those are read eight
-// bytes at a time (see swarDigits) without a branch per byte. Any other
-// line takes the byte loop below, which accepts a superset with the same
-// results.
+// bytes at a time (see swarDigits) without a branch per byte, in the small
+// loop of lcovDARun. Any other line takes lcovOtherLine's byte loop, which
+// accepts a superset with the same results.
 func lcovFastDA(s *lineScanner, t *lineTally) {
-	buf := s.window()
+	buf := s.Window()
 	cur, unsorted := t.cur, t.unsorted
 	var last uint32
 	if n := len(cur); n > 0 {
 		last = cur[n-1].line
 	}
-	used, lines := 0, 0
-	for len(buf) > 6 {
-		if buf[0] != 'D' || buf[1] != 'A' || buf[2] != ':' {
-			// Skip the other records of the open file (FN, FNDA, BRDA,
-			// LF, LH, ...); SF and end_of_record take the careful path.
-			if buf[0] == 'S' || !lcovFastKey(buf) {
-				break
-			}
-			nl := indexNL(buf)
-			if nl < 0 {
-				break
-			}
-			used += nl + 1
-			lines++
-			buf = buf[nl+1:]
-			continue
+	p, lines := 0, 0
+	for {
+		if cap(cur)-len(cur) < 256 {
+			cur = slices.Grow(cur, 256)
 		}
-		var ln uint32
-		var hit bool
-		var i int
-		if len(buf) >= 3+8+1+8 {
-			// "DA:" up to 7 digits "," up to 7 digits "\n".
-			x := binary.LittleEndian.Uint64(buf[3:])
-			n := swarDigits(x)
-			if n == 0 || n == 8 || byte(x>>(8*n)) != ',' {
-				goto slow
-			}
-			y := binary.LittleEndian.Uint64(buf[4+n:])
-			k := swarDigits(y)
-			if k == 0 || k == 8 || byte(y>>(8*k)) != '\n' {
-				goto slow
-			}
-			ln = swarParse(x, n)
-			hit = (y^0x3030303030303030)&(1<<(8*k)-1) != 0
-			i = 4 + n + k
-			goto add
+		room := cur[len(cur):cap(cur)]
+		used, n, l, u := lcovDARun(buf[p:], room, last)
+		cur = cur[:len(cur)+n]
+		p += used
+		lines += n
+		unsorted = unsorted || u
+		last = l
+		if n == len(room) {
+			continue // room is full: more may follow
 		}
-	slow:
-		i = 3
-		ln = 0
-		for n := 0; i < len(buf) && n < 9; i, n = i+1, n+1 {
-			c := buf[i] - '0'
-			if c > 9 {
-				break
-			}
-			ln = ln*10 + uint32(c)
-		}
-		if i == 3 || i >= len(buf) || buf[i] != ',' {
+		adv, ln, hit, da := lcovOtherLine(buf[p:])
+		if adv == 0 {
 			break
 		}
-		i++
-		{
-			j := i
-			hit = false
-			for i < len(buf) && i-j < 20 {
-				c := buf[i]
-				if c < '0' || c > '9' {
-					break
-				}
-				hit = hit || c != '0'
-				i++
-			}
-			if i == j || i >= len(buf) || buf[i] != '\n' {
-				break
-			}
+		if da {
+			unsorted = unsorted || ln <= last
+			last = ln
+			cur = append(cur, lineHit{ln, hit})
 		}
-	add:
-		if len(cur) > 0 && ln <= last {
-			unsorted = true
-		}
-		last = ln
-		cur = append(cur, lineHit{ln, hit})
-		used += i + 1
+		p += adv
 		lines++
-		buf = buf[i+1:]
 	}
 	t.cur, t.unsorted = cur, unsorted
-	s.pos += used
-	s.line += lines
+	s.Consume(p, lines)
+}
+
+// lcovDARun is lcovFastDA's hot loop: it parses the lines at the start of
+// buf of the form "DA:", up to 7 digits, ",", up to 7 digits, "\n" that lie
+// within 20 bytes of buf, into dst, until dst is full or another line
+// comes. It returns the bytes and lines used, the last line number, and
+// whether a line number was not above the one before (the first is
+// compared with last; a record whose first line is 0 is then sorted, to
+// the same result).
+func lcovDARun(buf []byte, dst []lineHit, last uint32) (used, n int, lastOut uint32, unsorted bool) {
+	p := 0
+	for n < len(dst) && p+20 <= len(buf) {
+		a := (*[20]byte)(buf[p : p+20])
+		if uint32(a[0])|uint32(a[1])<<8|uint32(a[2])<<16 != 'D'|'A'<<8|':'<<16 {
+			break
+		}
+		x := binary.LittleEndian.Uint64(a[3:11])
+		nd := swarDigits(x)
+		if uint(nd-1) >= 7 || byte(x>>(8*nd)) != ',' {
+			break
+		}
+		y := binary.LittleEndian.Uint64(a[4+nd : 12+nd])
+		k := swarDigits(y)
+		if uint(k-1) >= 7 || byte(y>>(8*k)) != '\n' {
+			break
+		}
+		ln := swarParse(x, nd)
+		unsorted = unsorted || ln <= last
+		last = ln
+		dst[n] = lineHit{ln, (y^0x3030303030303030)&(1<<(8*k)-1) != 0}
+		n++
+		p += 5 + nd + k
+	}
+	return p, n, last, unsorted
+}
+
+// lcovOtherLine is lcovFastDA's path for any line but a plain DA line with
+// short numbers that ends within the window: a DA line (da set, its line
+// and hit stored) or another record of the open file it skips (FN, FNDA,
+// BRDA, LF, LH, ...). It returns the line's length with its "\n", or 0 for
+// a line the careful path must read: SF:, end_of_record, anything
+// unusual, a line not whole in b.
+func lcovOtherLine(b []byte) (adv int, line uint32, hit, da bool) {
+	if len(b) < 7 {
+		return 0, 0, false, false
+	}
+	if b[0] != 'D' || b[1] != 'A' || b[2] != ':' {
+		if b[0] == 'S' || !lcovFastKey(b) {
+			return 0, 0, false, false
+		}
+		nl := indexNL(b)
+		if nl < 0 {
+			return 0, 0, false, false
+		}
+		return nl + 1, 0, false, false
+	}
+	i := 3
+	var ln uint32
+	for n := 0; i < len(b) && n < 9; i, n = i+1, n+1 {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		ln = ln*10 + uint32(c)
+	}
+	if i == 3 || i >= len(b) || b[i] != ',' {
+		return 0, 0, false, false
+	}
+	i++
+	j := i
+	for i < len(b) && i-j < 20 {
+		c := b[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		hit = hit || c != '0'
+		i++
+	}
+	if i == j || i >= len(b) || b[i] != '\n' {
+		return 0, 0, false, false
+	}
+	return i + 1, ln, hit, true
 }
 
 // lcovFastKey is lcovKey(b[:min(len(b), 16)]), reading the first eight
@@ -282,215 +327,4 @@ func lcovDA(b []byte) (line uint32, hit bool, err string) {
 		return 0, false, "unexpected text after the count"
 	}
 	return uint32(v), hit, ""
-}
-
-// maxMergeBytes caps the memory kept to merge files that appear in several
-// records (LCOV) or classes (Cobertura). Realistic reports need a few bits
-// per source line; only hostile ones come near it.
-const maxMergeBytes = 256 << 20
-
-// lineHit is one instrumented line of the record being read.
-type lineHit struct {
-	line uint32
-	hit  bool
-}
-
-// lineTally adds up line coverage per file for formats that list lines one
-// by one (LCOV, Cobertura) and may list the same file several times. Only
-// the record being read is kept line by line; a finished record is folded
-// into a compact per-file summary (two bitmaps over the file's line span,
-// or a sorted list when the lines are sparse) so that a later record of the
-// same file merges exactly: a line counts once, covered when any record
-// hit it — what `lcov --summary` and gcovr do.
-type lineTally struct {
-	name     string
-	stream   *lineStream // non-nil: emit files as they end (StreamLCOV)
-	files    []decide.FileCoverage
-	sums     map[string]*lineSummary
-	cur      []lineHit
-	unsorted bool
-	bytes    int64 // memory held by summaries
-}
-
-// lineSummary is what is kept of a file between its records.
-type lineSummary struct {
-	file  int    // index in files
-	min   uint32 // first line of the span (dense form)
-	inst  []uint64
-	hits  []uint64
-	lines []uint32 // sparse form: sorted lines; hits indexes them
-}
-
-func newLineTally(name string) *lineTally {
-	return &lineTally{name: name, sums: make(map[string]*lineSummary)}
-}
-
-// add records one line of the current record.
-func (t *lineTally) add(line uint32, hit bool) {
-	if n := len(t.cur); n > 0 && !t.unsorted && t.cur[n-1].line >= line {
-		t.unsorted = true
-	}
-	t.cur = append(t.cur, lineHit{line, hit})
-}
-
-// end closes the current record of file path; errLine is used for errors.
-func (t *lineTally) end(path string, errLine int) error {
-	cur := t.cur
-	if t.unsorted {
-		// add saw a line not above the one before: sort and merge
-		// duplicates. Otherwise the lines are strictly increasing.
-		slices.SortStableFunc(cur, func(a, b lineHit) int { return int(a.line) - int(b.line) })
-		out := cur[:0]
-		for _, h := range cur {
-			if n := len(out); n > 0 && out[n-1].line == h.line {
-				out[n-1].hit = out[n-1].hit || h.hit
-				continue
-			}
-			out = append(out, h)
-		}
-		cur = out
-	}
-	t.cur, t.unsorted = t.cur[:0], false
-	if st := t.stream; st != nil && !st.repeated[maphash.String(st.seed, path)] {
-		// The only record of this file: emit it, keep nothing.
-		var covered int64
-		for _, h := range cur {
-			covered += int64(b2u(h.hit))
-		}
-		st.files++
-		st.covered += covered
-		st.total += int64(len(cur))
-		st.emit(decide.FileCoverage{Path: path, Covered: covered, Total: int64(len(cur))})
-		return nil
-	}
-	sum, seen := t.sums[path]
-	if seen {
-		cur = mergeLineHits(sum.decode(nil), cur)
-		t.bytes -= sum.size()
-	} else {
-		if len(t.files) >= MaxFiles {
-			return tooManyFiles(t.name, errLine)
-		}
-		sum = &lineSummary{file: len(t.files)}
-		t.sums[path] = sum
-		t.files = append(t.files, decide.FileCoverage{Path: path})
-	}
-	covered := sum.encode(cur)
-	t.files[sum.file].Covered, t.files[sum.file].Total = covered, int64(len(cur))
-	t.bytes += sum.size()
-	if t.bytes > maxMergeBytes {
-		return decide.LineError(t.name, errLine, "too many distinct lines to merge (over %d MiB of line maps)", maxMergeBytes>>20)
-	}
-	return nil
-}
-
-// facts returns the totals. A streaming tally emits the files it merged
-// from several records now, and returns no Files.
-func (t *lineTally) facts(format Format) *decide.CoverageFacts {
-	f := &decide.CoverageFacts{Format: string(format), Files: t.files}
-	for _, fc := range t.files {
-		f.Covered += fc.Covered
-		f.Total += fc.Total
-	}
-	if st := t.stream; st != nil {
-		for _, fc := range t.files {
-			st.emit(fc)
-		}
-		f.Files = nil
-		f.Covered += st.covered
-		f.Total += st.total
-	}
-	return f
-}
-
-// mergeLineHits merges two sorted, duplicate-free lists.
-func mergeLineHits(a, b []lineHit) []lineHit {
-	out := make([]lineHit, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i].line < b[j].line:
-			out = append(out, a[i])
-			i++
-		case a[i].line > b[j].line:
-			out = append(out, b[j])
-			j++
-		default:
-			out = append(out, lineHit{a[i].line, a[i].hit || b[j].hit})
-			i++
-			j++
-		}
-	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
-}
-
-func (s *lineSummary) size() int64 {
-	return int64(8*(len(s.inst)+len(s.hits)) + 4*len(s.lines))
-}
-
-// encode stores a sorted, duplicate-free list: dense bitmaps when the lines
-// fill at least one in sixteen of their span, else the sorted list. It
-// returns the number of lines hit.
-func (s *lineSummary) encode(hs []lineHit) (covered int64) {
-	s.inst, s.hits, s.lines = nil, nil, nil
-	if len(hs) == 0 {
-		return 0
-	}
-	lo, hi := hs[0].line, hs[len(hs)-1].line
-	span := int64(hi) - int64(lo) + 1
-	if span <= 16*int64(len(hs)) {
-		s.min = lo
-		words := (span + 63) / 64
-		s.inst = make([]uint64, words)
-		s.hits = make([]uint64, words)
-		// Branch-free: a third of the lines of a typical file were never
-		// run, in no predictable order.
-		for _, h := range hs {
-			i := h.line - lo
-			w, b := i/64, i%64
-			hit := b2u(h.hit)
-			s.inst[w] |= 1 << b
-			s.hits[w] |= hit << b
-			covered += int64(hit)
-		}
-		return covered
-	}
-	s.lines = make([]uint32, len(hs))
-	s.hits = make([]uint64, (len(hs)+63)/64)
-	for i, h := range hs {
-		s.lines[i] = h.line
-		hit := b2u(h.hit)
-		s.hits[i/64] |= hit << (i % 64)
-		covered += int64(hit)
-	}
-	return covered
-}
-
-// b2u is 1 for true, 0 for false, without a branch.
-func b2u(b bool) uint64 {
-	var u uint64
-	if b {
-		u = 1
-	}
-	return u
-}
-
-// decode appends the stored lines to dst, sorted.
-func (s *lineSummary) decode(dst []lineHit) []lineHit {
-	if s.lines != nil {
-		for i, l := range s.lines {
-			dst = append(dst, lineHit{l, s.hits[i/64]&(1<<(i%64)) != 0})
-		}
-		return dst
-	}
-	for w, word := range s.inst {
-		for word != 0 {
-			b := bits.TrailingZeros64(word)
-			word &^= 1 << b
-			i := w*64 + b
-			dst = append(dst, lineHit{s.min + uint32(i), s.hits[w]&(1<<b) != 0})
-		}
-	}
-	return dst
 }

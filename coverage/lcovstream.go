@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
+	"runtime"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lines"
 )
 
 // StreamLCOV reads an LCOV tracefile as ReadLCOV does — the same totals,
@@ -17,13 +20,19 @@ import (
 //
 // It reads r twice. The first pass only looks at the SF: lines, keeping an
 // 8-byte hash of each path, and finds the paths that have more than one
-// record. The second pass parses everything and emits a file at the end of
-// its record, except those paths: their records are merged line by line,
+// record. The second pass parses everything (in parts over all cores when
+// the input is large) and emits a file at the end of its record, except those paths: their records are merged line by line,
 // as ReadLCOV does, and they are emitted at the end. A hash collision only
 // makes a file wait for the end; it never changes a result.
 func StreamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage)) (*decide.CoverageFacts, error) {
+	return streamLCOV(name, r, emit, lcovSplit{workers: runtime.GOMAXPROCS(0), partSize: lcovPartSize, maxPart: lcovMaxPart})
+}
+
+// streamLCOV is StreamLCOV with its second pass in parts as sp says.
+func streamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage), sp lcovSplit) (*decide.CoverageFacts, error) {
 	seed := maphash.MakeSeed()
-	repeated, distinct, err := lcovRepeatedPaths(seed, r, streamBufSize)
+	counted := lines.NewCapReader(r, math.MaxInt64) // counts the bytes
+	repeated, distinct, err := lcovRepeatedPaths(seed, counted, streamBufSize)
 	if err != nil {
 		return nil, &decide.ParseError{File: name, Offset: -1, Msg: "read failed", Err: err}
 	}
@@ -31,10 +40,13 @@ func StreamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage)) (*
 		return nil, fmt.Errorf("read %s again: %w", name, err)
 	}
 	t := newLineTally(name)
+	var c *decide.CoverageFacts
 	if distinct <= MaxFiles { // past it, the tally reports the error as ReadLCOV does
 		t.stream = &lineStream{seed: seed, repeated: repeated, emit: emit}
+		c, err = streamLCOVParts(name, r, t, counted.N(), sp)
+	} else {
+		c, err = readLCOV(name, r, t)
 	}
-	c, err := readLCOV(name, r, t)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lines"
 )
 
 // MaxRunJSONSize caps a run-<layer>.json file.
@@ -28,11 +29,11 @@ const MaxRunJSONSize = 1 << 20
 // skipped; a key given twice is an error. all_passed contradicting the
 // counts, and the defect patterns, become notes.
 func ReadRunJSON(name string, r io.Reader) (*decide.Evidence, error) {
-	lr := &runLimitReader{r: r, n: MaxRunJSONSize}
+	lr := lines.NewCapReader(r, MaxRunJSONSize)
 	dec := json.NewDecoder(lr)
 	dec.UseNumber()
 	fail := func(off int64, format string, args ...any) error {
-		if lr.over {
+		if lr.Over() {
 			return decide.OffsetError(name, MaxRunJSONSize, "file larger than %d bytes", MaxRunJSONSize)
 		}
 		return decide.OffsetError(name, off, format, args...)
@@ -229,30 +230,6 @@ func runJSONErr(err error) string {
 		return "truncated JSON"
 	}
 	return strings.ReplaceAll(err.Error(), "\n", " ")
-}
-
-// runLimitReader fails after n bytes.
-type runLimitReader struct {
-	r    io.Reader
-	n    int64
-	over bool
-}
-
-func (l *runLimitReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		var b [1]byte
-		if k, err := io.ReadFull(l.r, b[:]); k == 0 && errors.Is(err, io.EOF) {
-			return 0, io.EOF
-		}
-		l.over = true
-		return 0, errors.New("file too large")
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	return n, err
 }
 
 // tokenKind names a JSON token for an error message without quoting it:

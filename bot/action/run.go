@@ -100,7 +100,10 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		in.APIError = err
 	}
 	pieces, err := r.readEvidence(ctx, res)
-	if artifact.Refused(err) && in.Pull != nil && in.APIError == nil {
+	if err != nil {
+		if !artifact.Refused(err) || in.Pull == nil || in.APIError != nil {
+			return nil, err
+		}
 		// A bomb, an artifact over the budget, an unsafe or broken zip:
 		// the same neutral round as the bot's.
 		why := err.Error()
@@ -112,9 +115,6 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		return res, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	if in.Evidence, err = decide.Merge(pieces...); err != nil {
 		return nil, err

@@ -66,6 +66,38 @@ func writeBenchSARIF(w io.Writer, n int) error {
 	return bw.Flush()
 }
 
+// writeCompactSARIF writes a SARIF log of n compact results, about 260
+// bytes each (a 100 000-result log is about 26 MB): 200 rules, 1 200 files,
+// a level on most results, one region, every 50th result suppressed — the
+// shape of a linter's log rather than a scanner's.
+func writeCompactSARIF(w io.Writer, n int) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	levels := []string{"error", "warning", "note", "warning", "warning"}
+	fmt.Fprint(bw, `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"golangci-lint","rules":[`)
+	const rules = 200
+	for i := 0; i < rules; i++ {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		fmt.Fprintf(bw, `{"id":"L%03d","shortDescription":{"text":"lint rule %d"}}`, i, i)
+	}
+	fmt.Fprint(bw, `]}},"results":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		supp := ""
+		if i%50 == 49 {
+			supp = `,"suppressions":[{"kind":"inSource"}]`
+		}
+		file := (i * 7) % 1200
+		fmt.Fprintf(bw, `{"ruleId":"L%03d","level":"%s","message":{"text":"value %d of parameter is never used after the assignment in this function"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"internal/pkg%02d/file%04d.go"},"region":{"startLine":%d,"startColumn":%d}}}]%s}`,
+			(i*13)%rules, levels[i%len(levels)], i, file%60, file, 1+(i*31)%2000, 1+i%40, supp)
+	}
+	fmt.Fprint(bw, `]}]}`)
+	return bw.Flush()
+}
+
 // benchSARIFFile writes a log of n results to a temporary file.
 func benchSARIFFile(tb testing.TB, n int) (path string, size int64) {
 	tb.Helper()
@@ -231,8 +263,9 @@ func timeRun(b *testing.B, args ...string) timed {
 	return timed{wall: wall, cpu: user + sys, rssMB: rss / 1024}
 }
 
-// BenchmarkCompareJQ runs the built `gcloop decide` on a SARIF log of
-// 100 000 results beside jq counting them, and `gcloop decide` on a log of
+// BenchmarkCompareJQ runs the built `gcloop decide` on SARIF logs of
+// 100 000 results — verbose (a scanner's, 70 MB) and compact (a linter's,
+// 26 MB) — beside jq counting them, and `gcloop decide` on a log of
 // one finding beside `gcloop version`, the same binary's start with no work
 // (their difference is what the decision itself costs); each as a process,
 // best of five. Use -benchtime=1x.
@@ -244,6 +277,17 @@ func BenchmarkCompareJQ(b *testing.B) {
 	}
 	dir := b.TempDir()
 	big, size := benchSARIFFile(b, 100000)
+	compact := filepath.Join(dir, "compact.sarif")
+	cf, err := os.Create(compact)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := writeCompactSARIF(cf, 100000); err != nil {
+		b.Fatal(err)
+	}
+	if err := cf.Close(); err != nil {
+		b.Fatal(err)
+	}
 	one := filepath.Join(dir, "one.sarif")
 	if err := os.WriteFile(one, []byte(`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t"}},"results":[{"level":"error","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.go"},"region":{"startLine":1}}}]}]}]}`), 0o644); err != nil {
 		b.Fatal(err)
@@ -259,6 +303,8 @@ func BenchmarkCompareJQ(b *testing.B) {
 	}{
 		{"jq-count-100k", []string{"jq", "[.runs[].results[]] | length", big}},
 		{"decide-100k", []string{gcloop, "decide", "--format", "json", big}},
+		{"jq-count-compact", []string{"jq", "[.runs[].results[]] | length", compact}},
+		{"decide-compact", []string{gcloop, "decide", "--format", "json", compact}},
 		{"decide-one", []string{gcloop, "decide", "--format", "json", one}},
 		{"start-only", []string{gcloop, "version"}},
 	}

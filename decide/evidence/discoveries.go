@@ -28,7 +28,7 @@ import (
 // is skipped with a note "name:LINE: skipped ..."; a file without any valid
 // line is an error.
 func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
-	lr := newLnReader(r, lnMaxLine)
+	sc := newLnScanner(name, r)
 	var (
 		notes    lnNotes
 		keep     = &keeper{}
@@ -46,18 +46,18 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 		notes.addf("%s:%d: skipped malformed line (%s)", name, n, why)
 	}
 	for {
-		b, tooLong, err := lr.next()
-		if err == io.EOF {
+		b, ok := sc.next()
+		if !ok {
+			if sc.SkipLong() {
+				skip(sc.Line(), fmt.Sprintf("longer than %d bytes", lnMaxLine))
+				continue
+			}
+			if err := sc.fail(); err != nil {
+				return nil, err
+			}
 			break
 		}
-		if err != nil {
-			return nil, lr.fail(name, err)
-		}
-		n := lr.line
-		if tooLong {
-			skip(n, fmt.Sprintf("longer than %d bytes", lnMaxLine))
-			continue
-		}
+		n := sc.Line()
 		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			continue

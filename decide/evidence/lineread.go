@@ -3,13 +3,13 @@ package evidence
 // Reading line-oriented evidence files: caps on size and line length, the line loop, and the notes a reader adds.
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lines"
 )
 
 // Limits shared by the readers of this file set.
@@ -22,123 +22,65 @@ const (
 	lnMaxNotes = 50
 )
 
-// errLnTooLarge is returned by lnCapReader past its limit.
-var errLnTooLarge = errors.New("file too large")
-
-// lnCapReader fails with errLnTooLarge once more than max bytes were read.
-type lnCapReader struct {
-	r   io.Reader
-	n   int64
-	max int64
-}
-
-func (c *lnCapReader) Read(p []byte) (int, error) {
-	if c.n > c.max {
-		return 0, errLnTooLarge
-	}
-	if room := c.max + 1 - c.n; int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if c.n > c.max {
-		return n, errLnTooLarge
-	}
-	return n, err
-}
-
 // lnTooLarge is the error for a file over lnMaxFile.
 func lnTooLarge(name string) *decide.ParseError {
 	return decide.OffsetError(name, lnMaxFile, "file exceeds the %d MiB limit for evidence files", lnMaxFile>>20)
 }
 
-// lnReader yields the lines of a text file with line numbers, without the
-// line terminator and without a leading UTF-8 BOM. A line longer than max is
-// reported as too long and never buffered whole.
-type lnReader struct {
-	br   *bufio.Reader
-	max  int
-	line int   // number of the line last returned
-	off  int64 // byte offset of the next line
-	buf  []byte
+// lnCapped caps r at lnMaxFile bytes; past them it fails with
+// lines.ErrTooLarge.
+func lnCapped(r io.Reader) io.Reader { return lines.NewCapReader(r, lnMaxFile) }
+
+// lnScanner is the shared line scanner (internal/lines) over a text
+// evidence file capped at lnMaxFile, with lines up to lnMaxLine bytes.
+type lnScanner struct {
+	*lines.Scanner
+	name string
 }
 
-func newLnReader(r io.Reader, maxLine int) *lnReader {
-	return &lnReader{br: bufio.NewReaderSize(&lnCapReader{r: r, max: lnMaxFile}, 64<<10), max: maxLine}
+func newLnScanner(name string, r io.Reader) *lnScanner {
+	return &lnScanner{Scanner: lines.NewScanner(lnCapped(r), lnMaxLine), name: name}
 }
 
-// next returns the next line. tooLong is set (and line is nil) when the line
-// exceeded the cap; err is io.EOF after the last line, errLnTooLarge past
-// the file cap, or the reader's error.
-func (l *lnReader) next() (line []byte, tooLong bool, err error) {
-	l.buf = l.buf[:0]
-	read := false
-	for {
-		chunk, e := l.br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			read = true
-		}
-		l.off += int64(len(chunk))
-		if !tooLong {
-			if len(l.buf)+len(chunk) > l.max+2 { // allow for "\r\n"
-				tooLong = true
-				l.buf = l.buf[:0]
-			} else {
-				l.buf = append(l.buf, chunk...)
-			}
-		}
-		if e == bufio.ErrBufferFull {
-			continue
-		}
-		if e != nil && e != io.EOF {
-			return nil, false, e
-		}
-		if !read && e == io.EOF {
-			return nil, false, io.EOF
-		}
-		break
+// next returns the next line without its terminator and, on the first
+// line, without a UTF-8 byte order mark; ok is false at the end of the
+// input, at a line over lnMaxLine (which SkipLong may skip) and when reading
+// failed (see fail).
+func (l *lnScanner) next() (line []byte, ok bool) {
+	line, ok = l.Next()
+	if ok && l.Line() == 1 {
+		line = bytes.TrimPrefix(line, []byte("\ufeff"))
 	}
-	l.line++
-	if tooLong {
-		return nil, true, nil
-	}
-	b := bytes.TrimSuffix(l.buf, []byte{'\n'})
-	b = bytes.TrimSuffix(b, []byte{'\r'})
-	if len(b) > l.max {
-		return nil, true, nil
-	}
-	if l.line == 1 {
-		b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	}
-	return b, false, nil
+	return line, ok
 }
 
-// fail turns an error of next other than io.EOF into the reader's error:
-// the file cap's, else a read error at the line being read.
-func (l *lnReader) fail(name string, err error) error {
-	if errors.Is(err, errLnTooLarge) {
-		return lnTooLarge(name)
+// fail returns what stopped the scanner as a ParseError (nil at the end of
+// the input): a line over lnMaxLine, the file cap's error, else a read error
+// at the line being read.
+func (l *lnScanner) fail() error {
+	var le *lines.Error
+	switch {
+	case !errors.As(l.Err(), &le):
+		return nil
+	case le.TooLong:
+		return decide.LineError(l.name, le.Line, "line longer than %d bytes", lnMaxLine)
+	case errors.Is(le.Err, lines.ErrTooLarge):
+		return lnTooLarge(l.name)
 	}
-	return decide.LineError(name, l.line+1, "read error: %v", err)
+	return decide.LineError(l.name, le.Line, "read error: %v", le.Err)
 }
 
 // lnEachLine calls fn with each line of a text report and its number. A
 // line longer than lnMaxLine is an error, as are a file over lnMaxFile and
 // a failing reader; an error of fn ends the reading and is returned.
 func lnEachLine(name string, r io.Reader, fn func(n int, line string) error) error {
-	lr := newLnReader(r, lnMaxLine)
+	sc := newLnScanner(name, r)
 	for {
-		b, tooLong, err := lr.next()
-		if err == io.EOF {
-			return nil
+		b, ok := sc.next()
+		if !ok {
+			return sc.fail()
 		}
-		if err != nil {
-			return lr.fail(name, err)
-		}
-		if tooLong {
-			return decide.LineError(name, lr.line, "line longer than %d bytes", lnMaxLine)
-		}
-		if err := fn(lr.line, string(b)); err != nil {
+		if err := fn(sc.Line(), string(b)); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
@@ -78,10 +79,10 @@ func lnFuzzCheck(t *testing.T, ev *decide.Evidence, err error) {
 	}
 }
 
-func TestLineReaderSkipsOverlongLinesWithoutBuffering(t *testing.T) {
+func TestLineScannerTrimsTheFirstBOMAndSkipsOverlongLines(t *testing.T) {
 	t.Parallel()
-	in := "short\n" + strings.Repeat("x", 300) + "\n\ufefflast"
-	lr := newLnReader(strings.NewReader("\ufeff"+in), 100)
+	in := "\ufeffshort\n" + strings.Repeat("x", lnMaxLine+1) + "\n\ufefflast"
+	sc := newLnScanner("a.ndjson", strings.NewReader(in))
 	type line struct {
 		N       int
 		Text    string
@@ -89,21 +90,42 @@ func TestLineReaderSkipsOverlongLinesWithoutBuffering(t *testing.T) {
 	}
 	var got []line
 	for {
-		b, long, err := lr.next()
-		if err == io.EOF {
-			break
+		b, ok := sc.next()
+		if ok {
+			got = append(got, line{sc.Line(), string(b), false})
+			continue
 		}
-		if err != nil {
+		if sc.SkipLong() {
+			got = append(got, line{sc.Line(), "", true})
+			continue
+		}
+		if err := sc.fail(); err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, line{lr.line, string(b), long})
-		if cap(lr.buf) > 4096+200 {
-			t.Fatalf("buffer grew to %d bytes", cap(lr.buf))
-		}
+		break
 	}
 	want := []line{{1, "short", false}, {2, "", true}, {3, "\ufefflast", false}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("lines (-want +got):\n%s", d)
+	}
+}
+
+func TestLineScannerErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   io.Reader
+		want string
+	}{
+		{"a line over the cap", strings.NewReader("a\n" + strings.Repeat("x", lnMaxLine+1)), "r.md:2: line longer than 1048576 bytes"},
+		{"a failing reader", io.MultiReader(strings.NewReader("a\nb"), iotest.ErrReader(errors.New("boom"))), "r.md:2: read error: boom"},
+		{"a file over the cap", io.LimitReader(lnRepeat('\n'), lnMaxFile+1), "r.md: byte 67108864: file exceeds the 64 MiB limit for evidence files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			lnCheckErr(t, lnEachLine("r.md", tt.in, func(int, string) error { return nil }), tt.want)
+		})
 	}
 }
 
@@ -123,17 +145,4 @@ func TestFileOverTheCapIsAnError(t *testing.T) {
 	lnCheckErr(t, err, "big.ndjson: byte 67108864: file exceeds the 64 MiB limit for evidence files")
 	_, err = ReadReviewJSON("big.json", io.MultiReader(strings.NewReader(`{"x":[`), lnRepeat(' ')))
 	lnCheckErr(t, err, "big.json: byte 67108864: file exceeds the 64 MiB limit for evidence files")
-}
-
-func TestCapReader(t *testing.T) {
-	t.Parallel()
-	c := &lnCapReader{r: strings.NewReader("abcdef"), max: 4}
-	b, err := io.ReadAll(c)
-	if !errors.Is(err, errLnTooLarge) || string(b) != "abcde" {
-		t.Errorf("ReadAll = %q, %v; want \"abcde\", errLnTooLarge", b, err)
-	}
-	c = &lnCapReader{r: strings.NewReader("abcd"), max: 4}
-	if b, err := io.ReadAll(c); err != nil || string(b) != "abcd" {
-		t.Errorf("ReadAll = %q, %v; want \"abcd\", nil", b, err)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/lines"
 )
 
 // rjMaxDepth caps the nesting of values skipped in a review JSON.
@@ -27,7 +28,7 @@ const rjMaxDepth = 64
 // results write "7.5"); an empty string or null is absent. findings may also
 // be the framework's prose summary string, kept as ReviewFacts.Summary.
 func ReadReviewJSON(name string, r io.Reader) (*decide.Evidence, error) {
-	br := bufio.NewReader(&lnCapReader{r: r, max: lnMaxFile})
+	br := bufio.NewReader(lnCapped(r))
 	var base int64
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
@@ -38,7 +39,7 @@ func ReadReviewJSON(name string, r io.Reader) (*decide.Evidence, error) {
 	rj := &rjReader{name: name, dec: dec, base: base}
 	ev, err := rj.read()
 	if err != nil {
-		if errors.Is(err, errLnTooLarge) {
+		if errors.Is(err, lines.ErrTooLarge) {
 			return nil, lnTooLarge(name)
 		}
 		var pe *decide.ParseError

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lazyre"
+	"github.com/gcloop/gcloop/internal/lines"
 )
 
 // ReadTasksCSV reads the framework's master tasks.csv (DESIGN §3): a header
@@ -32,7 +33,7 @@ import (
 // parsed into findings. Bad numbers, unknown signals and ragged rows are
 // errors naming the line and column.
 func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
-	br := bufio.NewReader(&lnCapReader{r: r, max: lnMaxFile})
+	br := bufio.NewReader(lnCapped(r))
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
 	}
@@ -224,7 +225,7 @@ func (r *csvRow) snapshot(cols csvColumns) *csvRow {
 
 // csvError converts an encoding/csv error into a ParseError.
 func csvError(name string, err error) error {
-	if errors.Is(err, errLnTooLarge) {
+	if errors.Is(err, lines.ErrTooLarge) {
 		return lnTooLarge(name)
 	}
 	var pe *csv.ParseError
