@@ -25,13 +25,22 @@ type addReq = groupReq[Delivery, bool]
 // addSQL inserts a batch of deliveries, skipping those whose id or digest
 // is known, and appends the arrival events of those it inserted, in the
 // batch's order, under the event log's lock (as appendSQL does), with one
-// notification; it returns the ids it inserted.
-const addSQL = `
-WITH added AS (
-	INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, digest, head)
-	SELECT id, event, payload, key, installation, coalesce(received, now()), nullif(digest, ''), key = ''
+// notification; it returns the ids it inserted. A delivery is its key's
+// head when it is the batch's first of the key and the key has no open
+// head (pgheads.go): the keys' locks, taken before, make the known ids
+// and digests, and the heads, final for the batch's keys.
+var addSQL = `
+WITH input AS (
+	SELECT t.*, row_number() OVER (PARTITION BY t.key ORDER BY t.ord) AS nth
 	FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::bigint[], $6::timestamptz[], $7::text[])
-		AS t(id, event, payload, key, installation, received, digest)
+		WITH ORDINALITY AS t(id, event, payload, key, installation, received, digest, ord)
+	WHERE NOT EXISTS (SELECT 1 FROM gcloop_deliveries x WHERE x.id = t.id)
+		AND (t.digest = '' OR NOT EXISTS (SELECT 1 FROM gcloop_deliveries x WHERE x.digest = t.digest))),
+added AS (
+	INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, digest, head)
+	SELECT id, event, payload, key, installation, coalesce(received, now()), nullif(digest, ''),
+		key = '' OR (nth = 1 AND ` + noOpenHead("input.key") + `)
+	FROM input ORDER BY ord
 	ON CONFLICT DO NOTHING
 	RETURNING id),
 arrivals AS (
@@ -135,11 +144,9 @@ func (p *Postgres) flush(ctx context.Context, batch []addReq) {
 }
 
 // insert inserts a batch in one transaction and one round trip: under
-// the keys' locks, the rows (not heads of their keys, unless they have
-// none) and their arrival events, then the heads of keys without one
-// (pgheads.go). The keys are locked first so that the event log's lock,
-// which every Add and Append takes, is never held while waiting for one.
-// It records the ids inserted.
+// the keys' locks, the rows and their arrival events. The keys are locked
+// first so that the event log's lock, which every Add and Append takes,
+// is never held while waiting for one. It records the ids inserted.
 func (p *Postgres) insert(ctx context.Context, c *addColumns, inserted map[string]bool) error {
 	locked := distinctKeys(c.keys)
 	b := &pgx.Batch{}
@@ -158,9 +165,6 @@ func (p *Postgres) insert(ctx context.Context, c *addColumns, inserted map[strin
 		}
 		return rows.Err()
 	})
-	if len(locked) > 0 {
-		b.Queue(promoteKeysSQL, locked)
-	}
 	b.Queue("COMMIT")
 	return p.inTx(ctx, b)
 }

@@ -10,17 +10,20 @@ import (
 
 // Rekey implements Store. Both keys' advisory locks are taken first, so
 // a claimer deciding on the new key sees the delivery arrive before it or
-// not at all; then the delivery leaves its old key, whose next delivery
-// becomes the head, and joins the new one, as its head if it is the
-// oldest open delivery there (pgheads.go).
+// not at all; then the delivery joins the new key, as a head if no open
+// delivery there is older, and leaves its old one, whose next delivery
+// becomes the head (pgheads.go).
 func (p *Postgres) Rekey(ctx context.Context, id, worker, key string) error {
 	if err := p.check(ctx); err != nil {
 		return err
 	}
 	var n int64
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		var old string
-		err := tx.QueryRow(ctx, `SELECT key FROM gcloop_deliveries WHERE id = $1 AND worker = $2 AND state = 'claimed'`, id, worker).Scan(&old)
+		var (
+			old string
+			seq int64
+		)
+		err := tx.QueryRow(ctx, `SELECT key, seq FROM gcloop_deliveries WHERE id = $1 AND worker = $2 AND state = 'claimed'`, id, worker).Scan(&old, &seq)
 		if errNoRows(err) {
 			return nil
 		}
@@ -33,14 +36,16 @@ func (p *Postgres) Rekey(ctx context.Context, id, worker, key string) error {
 			b.Queue(lockKeysSQL, keys)
 		}
 		b.Queue(`
-UPDATE gcloop_deliveries SET state = 'pending', key = $3, head = $3 = '', attempts = attempts - 1,
-	worker = NULL, lease_until = NULL
+UPDATE gcloop_deliveries d SET state = 'pending', key = $3, attempts = attempts - 1,
+	worker = NULL, lease_until = NULL,
+	head = $3 = '' OR NOT EXISTS (SELECT 1 FROM gcloop_deliveries h
+		WHERE h.key = $3 AND h.head AND h.state IN ('pending', 'claimed') AND h.seq < d.seq)
 WHERE id = $1 AND worker = $2 AND state = 'claimed' AND lease_until > now()`, id, worker, key).Exec(func(tag pgconn.CommandTag) error {
 			n = tag.RowsAffected()
 			return nil
 		})
-		if len(keys) > 0 {
-			b.Queue(promoteKeysSQL, keys)
+		if old != "" && old != key {
+			b.Queue(promoteNextSQL, []string{old}, []int64{seq})
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
@@ -104,13 +109,13 @@ func (p *Postgres) Redeliver(ctx context.Context, id string) error {
 	b.Queue(`
 WITH u AS (
 	UPDATE gcloop_deliveries SET state = 'pending', seq = DEFAULT, attempts = 0, lease_outs = 0,
-		first_claimed = NULL, not_before = NULL, error = NULL, finished = NULL, head = key = ''
+		first_claimed = NULL, not_before = NULL, error = NULL, finished = NULL,
+		head = key = '' OR `+noOpenHead("gcloop_deliveries.key")+`
 	WHERE id = $1 AND state = 'dead' AND payload IS NOT NULL RETURNING 1)
 SELECT (SELECT count(*) FROM u), d.state, d.payload IS NOT NULL
 FROM (SELECT 1) one LEFT JOIN gcloop_deliveries d ON d.id = $1`, id).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&n, &state, &payload)
 	})
-	b.Queue(promoteRowKeySQL, id)
 	b.Queue("COMMIT")
 	err := p.inTx(ctx, b)
 	switch {

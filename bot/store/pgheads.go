@@ -11,27 +11,25 @@ import (
 // Heads of keys. Deliveries of one key are worked one at a time in
 // arrival order, so of a key's open (pending or claimed) deliveries only
 // the oldest may be claimed: its head. Each row says whether it is one
-// (head), and the claim's candidate search walks an index of pending
-// heads only — one probe, however deep a single pull request's backlog
-// is, where checking every pending row against its key's older ones
-// costs a claim time in proportion to the backlog.
+// (head), and a claim looks at heads only — the ready index of pending
+// heads, and the heads index of each key's open heads — where checking
+// every pending row against its key's older ones costs a claim time in
+// proportion to the backlog.
 //
-// A delivery without a key is always a head. A new delivery of a key with
-// open ones is not; when a head leaves the open states (done, ignored,
-// dead) or its key, the oldest open delivery of the key becomes the head
-// (promoteFrom). An Add and a head's Finish both promote under the key's
-// advisory lock, in a statement after the lock was taken, and then
-// commit: whichever takes the lock second sees what the first committed,
-// so a key never has open deliveries without a head. (A Finish changes
-// its row before it takes the lock, so that the lock is held only for the
-// promotion and the commit.)
+// The rule every writer keeps, under the key's advisory lock: the oldest
+// open delivery of a key is a head. A delivery without a key is always
+// one. An Add makes a new delivery its key's head when the key has no
+// open head; a delivery that leaves the open states (done, ignored, dead)
+// or its key makes the next open delivery of the key, after it in
+// arrival order, the head (promoteNextFrom). Each does so in a statement
+// after it took the lock, so whichever of two comes second sees what the
+// first committed.
 //
-// The flag is a guide, not the rule: a claim still checks, under the
-// key's lock, that no claim holds the key and no older delivery of it is
-// open. A head too many (a replica of an older schema inserts every row
-// as one; a re-keyed delivery older than its new key's head) costs a
-// claim one probe; a head too few would strand a key, which the locking
-// above rules out.
+// A head too many is harmless: a replica of an older schema inserts every
+// row as one, and a re-keyed delivery older than its new key's head is
+// one beside it. A claim takes a head only when no claim holds its key
+// and no open head of its key is older (keyFree) — which, by the rule,
+// makes it the oldest open delivery of its key.
 
 // lockKeysSQL takes the advisory locks of the keys in $1 until the
 // commit, in sorted order, so that two transactions locking several keys
@@ -42,12 +40,20 @@ var (
 	lockRowKeySQL = lockFrom(`SELECT key FROM gcloop_deliveries WHERE id = $1`)
 )
 
-// promoteKeysSQL makes the oldest open delivery of each key in $1 its
-// head; promoteRowKeySQL does it for delivery $1's key.
+// promoteNextSQL makes the next open delivery of key $1[i] after arrival
+// $2[i] its head; promoteRowNextSQL does it for delivery $1's key after
+// it.
 var (
-	promoteKeysSQL   = promoteFrom(`SELECT unnest($1::text[])`)
-	promoteRowKeySQL = promoteFrom(`SELECT key FROM gcloop_deliveries WHERE id = $1`)
+	promoteNextSQL    = promoteNextFrom(`SELECT * FROM unnest($1::text[], $2::bigint[])`)
+	promoteRowNextSQL = promoteNextFrom(`SELECT key, seq FROM gcloop_deliveries WHERE id = $1`)
 )
+
+// noOpenHead holds when key k (an expression) has no open head, that is,
+// by the rule, no open delivery: one probe of the heads index.
+func noOpenHead(k string) string {
+	return `NOT EXISTS (SELECT 1 FROM gcloop_deliveries h
+	WHERE h.key = ` + k + ` AND h.head AND h.state IN ('pending', 'claimed'))`
+}
 
 // lockFrom is the statement that locks the keys that keys selects.
 func lockFrom(keys string) string {
@@ -56,16 +62,17 @@ SELECT pg_advisory_xact_lock(hashtextextended(k, ` + strconv.FormatInt(keySeed, 
 FROM (SELECT DISTINCT k FROM (` + keys + `) AS src(k) WHERE k <> '' ORDER BY k) locked`
 }
 
-// promoteFrom is the statement that promotes the heads of the keys that
-// keys selects.
-func promoteFrom(keys string) string {
+// promoteNextFrom is the statement that promotes, for each key and
+// arrival that src selects, the next open delivery of the key: one probe
+// of the key's open deliveries from that arrival on.
+func promoteNextFrom(src string) string {
 	return `
 UPDATE gcloop_deliveries SET head = true
 WHERE NOT head AND id IN (
 	SELECT (SELECT o.id FROM gcloop_deliveries o
-		WHERE o.key = src.k AND o.state IN ('pending', 'claimed')
+		WHERE o.key = src.k AND o.state IN ('pending', 'claimed') AND o.seq > src.after
 		ORDER BY o.seq LIMIT 1)
-	FROM (` + keys + `) AS src(k) WHERE src.k <> '')`
+	FROM (` + src + `) AS src(k, after) WHERE src.k <> '')`
 }
 
 // distinctKeys is the keys other than "" among keys, sorted, once each.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,8 +13,18 @@ import (
 // micros is d in whole microseconds, PostgreSQL's resolution.
 func micros(d time.Duration) int64 { return d.Microseconds() }
 
+// keyFree holds for delivery d, a head, when no other claim holds its key
+// and no open head of its key is older — so that, by the heads' rule
+// (pgheads.go), it is the oldest open delivery of its key: two probes of
+// small indexes, of the claims and of the key's open heads.
+var keyFree = `(d.key = '' OR (d.head
+	AND NOT EXISTS (SELECT 1 FROM gcloop_deliveries c
+		WHERE c.state = 'claimed' AND c.key = d.key AND c.id <> d.id)
+	AND NOT EXISTS (SELECT 1 FROM gcloop_deliveries h
+		WHERE h.key = d.key AND h.head AND h.state IN ('pending', 'claimed') AND h.seq < d.seq)))`
+
 // The statements of a claim.
-const (
+var (
 	// expireSQL ends the claims whose lease ran out: pending again, or
 	// dead once MaxAttempts ($1) leases of it ran out (attempts that ended
 	// in a retry do not count: their worker lived). Rows another claimer
@@ -31,7 +42,7 @@ WHERE id IN (
 	SELECT id FROM gcloop_deliveries
 	WHERE state = 'claimed' AND lease_until <= now()
 	ORDER BY id FOR UPDATE SKIP LOCKED)
-RETURNING key, state = 'dead'`
+RETURNING key, seq, state = 'dead'`
 
 	// candidateSQL locks the oldest claimable pending delivery of the
 	// installation whose turn it is: a head of its key (pgheads.go) that
@@ -62,18 +73,6 @@ SELECT c.id, c.key, c.installation FROM (
 	FOR UPDATE OF d SKIP LOCKED
 ) c
 LIMIT 1`
-
-	// keyFree holds for delivery d when no other claim holds its key and
-	// it is the oldest open delivery of its key: two index probes, of the
-	// claims and of the first of the key's open deliveries. (Written as
-	// the first in order, not "no older one exists", so that the planner
-	// probes the index however many open deliveries the key has.)
-	keyFree = `(d.key = '' OR (
-	NOT EXISTS (SELECT 1 FROM gcloop_deliveries c
-		WHERE c.state = 'claimed' AND c.key = d.key AND c.id <> d.id)
-	AND d.seq = (SELECT o.seq FROM gcloop_deliveries o
-		WHERE o.key = d.key AND o.state IN ('pending', 'claimed')
-		ORDER BY o.seq LIMIT 1)))`
 
 	// turnSQL records that installation $1 was served now.
 	turnSQL = `
@@ -137,25 +136,22 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 		id, key string
 		inst    int64
 		buried  []string // keys of the deliveries that expireSQL buried
+		after   []int64  // and their arrivals
 	)
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	// The claim's statements are prepared once per connection; a generic
-	// plan PostgreSQL made while the queue was small would go on walking
-	// every pending row once it is deep. Plans made for each call cost a
-	// little planning and always probe the heads' index.
-	b.Queue("SET LOCAL plan_cache_mode = force_custom_plan")
 	b.Queue(expireSQL, MaxAttempts).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var (
 				k    string
+				seq  int64
 				dead bool
 			)
-			if err := rows.Scan(&k, &dead); err != nil {
+			if err := rows.Scan(&k, &seq, &dead); err != nil {
 				return err
 			}
 			if dead && k != "" {
-				buried = append(buried, k)
+				buried, after = append(buried, k), append(after, seq)
 			}
 		}
 		return rows.Err()
@@ -174,11 +170,11 @@ func (p *Postgres) claimOnce(ctx context.Context, worker string, lease time.Dura
 	// buried, taken together (in order): the next deliveries of the
 	// buried ones become heads, as when a worker finishes.
 	b = &pgx.Batch{}
-	if locked := distinctKeys(append(buried, key)); len(locked) > 0 {
+	if locked := distinctKeys(append(slices.Clip(buried), key)); len(locked) > 0 {
 		b.Queue(lockKeysSQL, locked)
 	}
 	if len(buried) > 0 {
-		b.Queue(promoteKeysSQL, buried)
+		b.Queue(promoteNextSQL, buried, after)
 	}
 	if id == "" {
 		b.Queue("COMMIT")
@@ -245,7 +241,7 @@ WHERE id = $1 AND worker = $2 AND state = 'claimed' AND lease_until > now()`
 			return nil
 		})
 		b.Queue(lockRowKeySQL, id)
-		b.Queue(promoteRowKeySQL, id)
+		b.Queue(promoteRowNextSQL, id)
 		b.Queue("COMMIT")
 		err = p.inTx(ctx, b)
 	}

@@ -85,6 +85,7 @@ WHERE d.state IN ('pending', 'claimed') AND d.key <> '' AND EXISTS (
 	WHERE o.key = d.key AND o.state IN ('pending', 'claimed') AND o.seq < d.seq);
 CREATE INDEX gcloop_deliveries_ready ON gcloop_deliveries (installation, seq) WHERE state = 'pending' AND head;
 CREATE INDEX gcloop_deliveries_claimed_key ON gcloop_deliveries (key) WHERE state = 'claimed';
+CREATE INDEX gcloop_deliveries_heads ON gcloop_deliveries (key, seq) WHERE head AND state IN ('pending', 'claimed');
 `,
 }
 
