@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
@@ -30,7 +32,7 @@ func ReadClover(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		switch {
 		case len(stack) == 0:
 			if el != "coverage" {
-				return false, decide.LineError(name, x.Line(), "root element <%s>: want <coverage> (Clover)", el)
+				return false, parse.LineError(name, x.Line(), "root element <%s>: want <coverage> (Clover)", el)
 			}
 			root = true
 		case len(stack) == 1:
@@ -44,7 +46,7 @@ func ReadClover(name string, r io.Reader) (*decide.CoverageFacts, error) {
 				file = xmlsafe.Attr(e, "name")
 			}
 			if file == "" {
-				return false, decide.LineError(name, x.Line(), "<file> without a path or name attribute")
+				return false, parse.LineError(name, x.Line(), "<file> without a path or name attribute")
 			}
 		case el == "line" && xmlUp(stack, 1) == "file":
 			return false, cloverLine(name, x.Line(), e, t)
@@ -62,10 +64,10 @@ func ReadClover(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		return nil, err
 	}
 	if !root {
-		return nil, decide.LineError(name, x.Line(), "no <coverage> element: not a Clover report")
+		return nil, parse.LineError(name, x.Line(), "no <coverage> element: not a Clover report")
 	}
 	if !project {
-		return nil, decide.LineError(name, x.Line(), "no <project> element under <coverage>: not a Clover report")
+		return nil, parse.LineError(name, x.Line(), "no <project> element under <coverage>: not a Clover report")
 	}
 	return t.facts(FormatClover), nil
 }
@@ -79,11 +81,11 @@ func cloverLine(name string, at int, e xml.StartElement, t *lineTally) error {
 	num := xmlsafe.Attr(e, "num")
 	n, ok := xmlUint(num)
 	if !ok || n < 1 || n > 1<<31 {
-		return decide.LineError(name, at, "<line> num %q: want a line number", num)
+		return parse.LineError(name, at, "<line> num %q: want a line number", num)
 	}
 	hit, err := cloverHit(typ, e)
 	if err != "" {
-		return decide.LineError(name, at, "<line num=\"%d\"> %s", n, err)
+		return parse.LineError(name, at, "<line num=\"%d\"> %s", n, err)
 	}
 	t.add(uint32(n), hit)
 	return nil

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
@@ -27,7 +29,7 @@ func ReadCobertura(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		switch {
 		case len(stack) == 0:
 			if el != "coverage" {
-				return false, decide.LineError(name, x.Line(), "root element <%s>: want <coverage> (Cobertura)", el)
+				return false, parse.LineError(name, x.Line(), "root element <%s>: want <coverage> (Cobertura)", el)
 			}
 			root = true
 		case el == "methods":
@@ -35,16 +37,16 @@ func ReadCobertura(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		case el == "class":
 			file = xmlsafe.Attr(e, "filename")
 			if file == "" {
-				return false, decide.LineError(name, x.Line(), "<class> without a filename attribute")
+				return false, parse.LineError(name, x.Line(), "<class> without a filename attribute")
 			}
 		case el == "line" && xmlUp(stack, 1) == "lines" && xmlUp(stack, 2) == "class":
 			n, ok := xmlUint(xmlsafe.Attr(e, "number"))
 			if !ok || n > 1<<31 {
-				return false, decide.LineError(name, x.Line(), "<line> number %q: want a line number", xmlsafe.Attr(e, "number"))
+				return false, parse.LineError(name, x.Line(), "<line> number %q: want a line number", xmlsafe.Attr(e, "number"))
 			}
 			hits, err := xmlCount(xmlsafe.Attr(e, "hits"))
 			if err != "" {
-				return false, decide.LineError(name, x.Line(), "<line number=\"%d\"> hits %q: %s", n, xmlsafe.Attr(e, "hits"), err)
+				return false, parse.LineError(name, x.Line(), "<line number=\"%d\"> hits %q: %s", n, xmlsafe.Attr(e, "hits"), err)
 			}
 			t.add(uint32(n), hits)
 		}
@@ -59,7 +61,7 @@ func ReadCobertura(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		return nil, err
 	}
 	if !root {
-		return nil, decide.LineError(name, x.Line(), "no <coverage> element: not a Cobertura report")
+		return nil, parse.LineError(name, x.Line(), "no <coverage> element: not a Cobertura report")
 	}
 	return t.facts(FormatCobertura), nil
 }

@@ -1,6 +1,8 @@
 package coverage
 
-import "github.com/gcloop/gcloop/decide"
+import (
+	"github.com/gcloop/gcloop/internal/parse"
+)
 
 // MaxFiles is the most distinct source files one coverage report may list.
 // Per-file coverage is kept for every file (the totals merge a file's
@@ -10,6 +12,6 @@ import "github.com/gcloop/gcloop/decide"
 const MaxFiles = 250_000
 
 // tooManyFiles is the error for a report past MaxFiles distinct files.
-func tooManyFiles(name string, line int) *decide.ParseError {
-	return decide.LineError(name, line, "more than %d distinct source files in one report (the limit that bounds memory)", MaxFiles)
+func tooManyFiles(name string, line int) *parse.Error {
+	return parse.LineError(name, line, "more than %d distinct source files in one report (the limit that bounds memory)", MaxFiles)
 }

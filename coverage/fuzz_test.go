@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
 // Fuzz property for every reader: no panic, and an error is always a
-// one-line *decide.ParseError.
+// one-line *parse.Error.
 
 func fuzzSeeds(f *testing.F, dir string, extra ...string) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
@@ -33,9 +35,9 @@ func fuzzCheck(t *testing.T, err error) {
 	if err == nil {
 		return
 	}
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if !errors.As(err, &pe) {
-		t.Fatalf("error %T %v is not a *decide.ParseError", err, err)
+		t.Fatalf("error %T %v is not a *parse.Error", err, err)
 	}
 	if bytes.ContainsAny([]byte(err.Error()), "\n") {
 		t.Fatalf("error spans several lines: %q", err)

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -157,7 +159,7 @@ func (p *profParser) parse() error {
 // had a mode line, and the file being read is closed.
 func (p *profParser) end() error {
 	if !p.modeSeen {
-		return decide.LineError(p.s.name, p.s.Line()+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
+		return parse.LineError(p.s.name, p.s.Line()+1, "empty Go cover profile: want a \"mode: set|count|atomic\" line")
 	}
 	return p.closeFile()
 }
@@ -324,7 +326,7 @@ func (p *profParser) finish(r *profRun) error {
 				continue
 			}
 			if last.stmts != b.stmts {
-				return decide.LineError(p.s.name, b.line, "block %d.%d,%d.%d of %s has %d statements here but %d at line %d",
+				return parse.LineError(p.s.name, b.line, "block %d.%d,%d.%d of %s has %d statements here but %d at line %d",
 					b.sl, b.sc, b.el, b.ec, p.cur, b.stmts, last.stmts, last.line)
 			}
 			last.hit = last.hit || b.hit

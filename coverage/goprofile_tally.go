@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/bits"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -31,7 +33,7 @@ type profSummary struct {
 // addMode checks a mode line against the ones before.
 func (t *profTally) addMode(m []byte, line int) error {
 	if t.modes != nil && !bytes.Equal(t.modes, m) {
-		return decide.LineError(t.name, line, "mode %q differs from mode %q of the profile above: profiles of different modes cannot be merged", m, t.modes)
+		return parse.LineError(t.name, line, "mode %q differs from mode %q of the profile above: profiles of different modes cannot be merged", m, t.modes)
 	}
 	t.modes = append(t.modes[:0], m...)
 	return nil
@@ -51,7 +53,7 @@ func (t *profTally) addRun(r *profRun, base int) error {
 		t.done[r.file] = sum
 		t.files = append(t.files, decide.FileCoverage{Path: r.file, Covered: r.covered, Total: r.total})
 	case sum.hash != r.hash || sum.n != r.n:
-		return decide.LineError(t.name, line, "the blocks of %s differ from those at line %d: profiles of different builds cannot be merged", r.file, sum.line)
+		return parse.LineError(t.name, line, "the blocks of %s differ from those at line %d: profiles of different builds cannot be merged", r.file, sum.line)
 	default:
 		t.files[sum.file].Covered = sum.merge(r)
 	}

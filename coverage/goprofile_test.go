@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 )
@@ -118,16 +120,16 @@ func TestReadGoProfileReportsReadErrors(t *testing.T) {
 	checkParseError(t, err, "c.out:1: read failed: disk on fire")
 }
 
-// checkParseError checks that err is a one-line *decide.ParseError whose
+// checkParseError checks that err is a one-line *parse.Error whose
 // message starts with want.
 func checkParseError(t *testing.T, err error, want string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error, want %q", want)
 	}
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if !errors.As(err, &pe) {
-		t.Fatalf("error %T %v is not a *decide.ParseError", err, err)
+		t.Fatalf("error %T %v is not a *parse.Error", err, err)
 	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, want) {

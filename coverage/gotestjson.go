@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -83,7 +85,7 @@ func ReadGoTestJSON(name string, r io.Reader) (*decide.TestFacts, error) {
 	for line := 1; ; line++ {
 		raw, err := readLine(br, GoTestJSONMaxLine)
 		if errors.Is(err, errLineTooLong) {
-			return nil, decide.LineError(name, line, "line longer than %d bytes", GoTestJSONMaxLine)
+			return nil, parse.LineError(name, line, "line longer than %d bytes", GoTestJSONMaxLine)
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("read %s: %w", name, err)
@@ -92,10 +94,10 @@ func ReadGoTestJSON(name string, r io.Reader) (*decide.TestFacts, error) {
 		if len(trimmed) > 0 && trimmed[0] == '{' {
 			var ev goTestEvent
 			if jerr := json.Unmarshal(trimmed, &ev); jerr != nil {
-				return nil, decide.LineError(name, line, "want one go test -json event (a JSON object): %v", jerr)
+				return nil, parse.LineError(name, line, "want one go test -json event (a JSON object): %v", jerr)
 			}
 			if ev.Action == "" {
-				return nil, decide.LineError(name, line, "want a go test -json event: no Action")
+				return nil, parse.LineError(name, line, "want a go test -json event: no Action")
 			}
 			events++
 			if ev.Test != "" {
@@ -103,7 +105,7 @@ func ReadGoTestJSON(name string, r io.Reader) (*decide.TestFacts, error) {
 				st := tests[key]
 				if st == nil {
 					if len(order) >= JUnitMaxCases {
-						return nil, decide.LineError(name, line, "more than %d tests", JUnitMaxCases)
+						return nil, parse.LineError(name, line, "more than %d tests", JUnitMaxCases)
 					}
 					st = &state{idx: len(order)}
 					tests[key] = st
@@ -131,7 +133,7 @@ func ReadGoTestJSON(name string, r io.Reader) (*decide.TestFacts, error) {
 		}
 	}
 	if events == 0 {
-		return nil, decide.LineError(name, 1, "no go test -json event found")
+		return nil, parse.LineError(name, 1, "no go test -json event found")
 	}
 	facts := &decide.TestFacts{Cases: make([]decide.TestCase, 0, len(order))}
 	for _, key := range order {

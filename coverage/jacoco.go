@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
@@ -34,7 +36,7 @@ func ReadJaCoCo(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		switch {
 		case len(stack) == 0:
 			if el != "report" {
-				return false, decide.LineError(name, x.Line(), "root element <%s>: want <report> (JaCoCo)", el)
+				return false, parse.LineError(name, x.Line(), "root element <%s>: want <report> (JaCoCo)", el)
 			}
 			root = true
 		case el == "sessioninfo" || el == "method":
@@ -46,7 +48,7 @@ func ReadJaCoCo(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		case el == "sourcefile":
 			j.src = xmlsafe.Attr(e, "name")
 			if j.src == "" {
-				return false, decide.LineError(name, x.Line(), "<sourcefile> without a name attribute")
+				return false, parse.LineError(name, x.Line(), "<sourcefile> without a name attribute")
 			}
 			j.cur, j.lineCounter = decide.FileCoverage{Path: j.path(j.src)}, false
 		case el == "line" && xmlUp(stack, 1) == "sourcefile":
@@ -68,7 +70,7 @@ func ReadJaCoCo(name string, r io.Reader) (*decide.CoverageFacts, error) {
 		return nil, err
 	}
 	if !root {
-		return nil, decide.LineError(name, x.Line(), "no <report> element: not a JaCoCo report")
+		return nil, parse.LineError(name, x.Line(), "no <report> element: not a JaCoCo report")
 	}
 	files := j.sources
 	if !j.sawSource {
@@ -109,7 +111,7 @@ func (j *jacocoReader) path(file string) string {
 func (j *jacocoReader) count(e xml.StartElement, attr string) (int64, error) {
 	v, ok := xmlUint(xmlsafe.Attr(e, attr))
 	if !ok || v > 1<<40 {
-		return 0, decide.LineError(j.name, j.x.Line(), "<%s> %s %q: want a non-negative integer", e.Name.Local, attr, xmlsafe.Attr(e, attr))
+		return 0, parse.LineError(j.name, j.x.Line(), "<%s> %s %q: want a non-negative integer", e.Name.Local, attr, xmlsafe.Attr(e, attr))
 	}
 	return v, nil
 }
@@ -180,7 +182,7 @@ func (j *jacocoReader) counter(e xml.StartElement, parent string) error {
 		return nil
 	}
 	if j.lineCounter {
-		return decide.LineError(j.name, j.x.Line(), "second LINE counter for %s", j.src)
+		return parse.LineError(j.name, j.x.Line(), "second LINE counter for %s", j.src)
 	}
 	j.cur.Covered, j.cur.Total = covered, covered+missed
 	j.lineCounter = true

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
@@ -145,17 +147,17 @@ func (rd *junitReader) skip() error {
 // fail turns a decoding error into a one-line ParseError.
 func (rd *junitReader) fail(err error) error {
 	if err == io.EOF {
-		return decide.LineError(rd.name, rd.d.Line(), "unexpected end of file in JUnit XML")
+		return parse.LineError(rd.name, rd.d.Line(), "unexpected end of file in JUnit XML")
 	}
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if errors.As(err, &pe) {
 		return err
 	}
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
-		return decide.LineError(rd.name, se.Line, "malformed JUnit XML: %s", junitOneLine(se.Msg))
+		return parse.LineError(rd.name, se.Line, "malformed JUnit XML: %s", junitOneLine(se.Msg))
 	}
-	return &decide.ParseError{File: rd.name, Line: rd.d.Line(), Offset: -1, Msg: "reading JUnit XML", Err: junitOneLineErr{err}}
+	return &parse.Error{File: rd.name, Line: rd.d.Line(), Offset: -1, Msg: "reading JUnit XML", Err: junitOneLineErr{err}}
 }
 
 // junitOneLineErr keeps an underlying error for errors.Is while rendering
@@ -172,7 +174,7 @@ func (rd *junitReader) read() error {
 		tok, err := rd.d.Token()
 		if err == io.EOF {
 			if !rootSeen {
-				return decide.LineError(rd.name, rd.d.Line(), "empty document: want a JUnit <testsuites> or <testsuite> element")
+				return parse.LineError(rd.name, rd.d.Line(), "empty document: want a JUnit <testsuites> or <testsuite> element")
 			}
 			return nil
 		}
@@ -184,14 +186,14 @@ func (rd *junitReader) read() error {
 			if rootSeen {
 				where = "after"
 			}
-			return decide.LineError(rd.name, rd.d.Line(), "not a JUnit report: text %s the root element, want only <testsuites> or <testsuite>", where)
+			return parse.LineError(rd.name, rd.d.Line(), "not a JUnit report: text %s the root element, want only <testsuites> or <testsuite>", where)
 		}
 		se, ok := tok.(xml.StartElement)
 		if !ok {
 			continue
 		}
 		if rootSeen {
-			return decide.LineError(rd.name, rd.d.Line(), "second root element <%s> after the JUnit report", junitClip(se.Name.Local, 64))
+			return parse.LineError(rd.name, rd.d.Line(), "second root element <%s> after the JUnit report", junitClip(se.Name.Local, 64))
 		}
 		rootSeen = true
 		switch se.Name.Local {
@@ -200,7 +202,7 @@ func (rd *junitReader) read() error {
 		case "testsuite":
 			err = rd.suite(se)
 		default:
-			return decide.LineError(rd.name, rd.d.Line(), "not a JUnit report: root element <%s>, want <testsuites> or <testsuite>", junitClip(se.Name.Local, 64))
+			return parse.LineError(rd.name, rd.d.Line(), "not a JUnit report: root element <%s>, want <testsuites> or <testsuite>", junitClip(se.Name.Local, 64))
 		}
 		if err != nil {
 			return err
@@ -297,7 +299,7 @@ type junitOutcome struct {
 // testcase reads one <testcase> up to its end.
 func (rd *junitReader) testcase(start xml.StartElement) error {
 	if len(rd.cases) >= rd.maxCases {
-		return decide.LineError(rd.name, rd.d.Line(), "more than %d test cases", rd.maxCases)
+		return parse.LineError(rd.name, rd.d.Line(), "more than %d test cases", rd.maxCases)
 	}
 	out := junitOutcome{status: decide.Passed}
 	err := rd.children(func(t xml.StartElement) error { return rd.outcome(t, &out) })
@@ -325,7 +327,7 @@ func (rd *junitReader) testcase(start xml.StartElement) error {
 	rd.msgBytes += len(c.Message)
 	rd.keptBytes += len(c.Name) + len(c.File)
 	if rd.keptBytes > junitMaxKept {
-		return decide.LineError(rd.name, rd.d.Line(), "test names longer than %d MiB in all", junitMaxKept>>20)
+		return parse.LineError(rd.name, rd.d.Line(), "test names longer than %d MiB in all", junitMaxKept>>20)
 	}
 	rd.cases = append(rd.cases, c)
 	return nil

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 )
@@ -444,9 +446,9 @@ func TestReadJUnitRejectsBadInput(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Errorf("error %v is not a *decide.ParseError", err)
+				t.Errorf("error %v is not a *parse.Error", err)
 			}
 			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -550,9 +552,9 @@ func FuzzReadJUnit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		facts, err := ReadJUnit("f.xml", strings.NewReader(string(b)))
 		if err != nil {
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not a *decide.ParseError", err)
+				t.Fatalf("error %v is not a *parse.Error", err)
 			}
 			if strings.ContainsAny(err.Error(), "\n\r") {
 				t.Fatalf("error %q is not one line", err)

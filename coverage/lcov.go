@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -89,7 +91,7 @@ func parseLCOV(s *lineScanner, t *lineTally, whole bool) error {
 		return err
 	}
 	if open {
-		return decide.LineError(s.name, s.Line(), "truncated: the record of %q opened at line %d has no end_of_record", pathStr, openAt)
+		return parse.LineError(s.name, s.Line(), "truncated: the record of %q opened at line %d has no end_of_record", pathStr, openAt)
 	}
 	if whole && t.empty() {
 		return lcovNoRecord(s.name, s.Line()+1)
@@ -99,7 +101,7 @@ func parseLCOV(s *lineScanner, t *lineTally, whole bool) error {
 
 // lcovNoRecord is the error for LCOV data without a record, at line.
 func lcovNoRecord(name string, line int) error {
-	return decide.LineError(name, line, "no source file record (SF:) in LCOV data")
+	return parse.LineError(name, line, "no source file record (SF:) in LCOV data")
 }
 
 // lcovFastDA consumes the run of plain "DA:line,count\n" lines (and of

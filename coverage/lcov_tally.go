@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -124,7 +126,7 @@ func (t *lineTally) merge(path string, cur []lineHit, errLine int) error {
 	t.files[sum.file].Covered, t.files[sum.file].Total = covered, int64(len(cur))
 	t.bytes += sum.size()
 	if t.bytes > maxMergeBytes {
-		return decide.LineError(t.name, errLine, "too many distinct lines to merge (over %d MiB of line maps)", maxMergeBytes>>20)
+		return parse.LineError(t.name, errLine, "too many distinct lines to merge (over %d MiB of line maps)", maxMergeBytes>>20)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lines"
 )
@@ -34,7 +36,7 @@ func streamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage), sp
 	counted := lines.NewCapReader(r, math.MaxInt64) // counts the bytes
 	repeated, distinct, err := lcovRepeatedPaths(seed, counted, streamBufSize)
 	if err != nil {
-		return nil, &decide.ParseError{File: name, Offset: -1, Msg: "read failed", Err: err}
+		return nil, &parse.Error{File: name, Offset: -1, Msg: "read failed", Err: err}
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("read %s again: %w", name, err)

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/internal/lines"
 )
 
@@ -39,14 +40,14 @@ func (s *lineScanner) failure() error {
 		return nil
 	}
 	if le.TooLong {
-		return decide.LineError(s.name, le.Line, "line longer than %d bytes", MaxLineLen)
+		return parse.LineError(s.name, le.Line, "line longer than %d bytes", MaxLineLen)
 	}
-	return &decide.ParseError{File: s.name, Line: le.Line, Offset: -1, Msg: "read failed", Err: le.Err}
+	return &parse.Error{File: s.name, Line: le.Line, Offset: -1, Msg: "read failed", Err: le.Err}
 }
 
 // errorf returns a ParseError at the line last returned.
-func (s *lineScanner) errorf(format string, args ...any) *decide.ParseError {
-	return decide.LineError(s.name, s.Line(), format, args...)
+func (s *lineScanner) errorf(format string, args ...any) *parse.Error {
+	return parse.LineError(s.name, s.Line(), format, args...)
 }
 
 // parseUint reads a decimal number of at most 18 digits (so it cannot

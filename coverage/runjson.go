@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lines"
 )
@@ -34,9 +36,9 @@ func ReadRunJSON(name string, r io.Reader) (*decide.Evidence, error) {
 	dec.UseNumber()
 	fail := func(off int64, format string, args ...any) error {
 		if lr.Over() {
-			return decide.OffsetError(name, MaxRunJSONSize, "file larger than %d bytes", MaxRunJSONSize)
+			return parse.OffsetError(name, MaxRunJSONSize, "file larger than %d bytes", MaxRunJSONSize)
 		}
-		return decide.OffsetError(name, off, format, args...)
+		return parse.OffsetError(name, off, format, args...)
 	}
 	tok, err := dec.Token()
 	if err != nil {

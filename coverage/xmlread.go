@@ -5,7 +5,8 @@ import (
 	"errors"
 	"io"
 
-	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
 
@@ -74,20 +75,20 @@ func xmlAttr(e xml.StartElement, local string) (string, bool) {
 }
 
 // xmlError wraps a decoder error with the file and line.
-func xmlError(name string, x *xmlsafe.Decoder, err error) *decide.ParseError {
+func xmlError(name string, x *xmlsafe.Decoder, err error) *parse.Error {
 	msg := "malformed XML"
 	if errors.Is(err, xmlsafe.ErrDTD) {
 		msg = "refused XML"
 	}
 	if errors.Is(err, xmlsafe.ErrTokenTooLong) {
-		return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: "refused XML: " + err.Error()}
+		return &parse.Error{File: name, Line: x.Line(), Offset: -1, Msg: "refused XML: " + err.Error()}
 	}
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
-		return &decide.ParseError{File: name, Line: se.Line, Offset: -1, Msg: msg + ": " + se.Msg}
+		return &parse.Error{File: name, Line: se.Line, Offset: -1, Msg: msg + ": " + se.Msg}
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: "truncated XML"}
+		return &parse.Error{File: name, Line: x.Line(), Offset: -1, Msg: "truncated XML"}
 	}
-	return &decide.ParseError{File: name, Line: x.Line(), Offset: -1, Msg: msg, Err: err}
+	return &parse.Error{File: name, Line: x.Line(), Offset: -1, Msg: msg, Err: err}
 }

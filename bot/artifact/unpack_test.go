@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gcloop/gcloop/bot/evidence"
@@ -261,7 +263,7 @@ func TestRefused(t *testing.T) {
 	}{
 		{ErrTooLarge, true}, {ErrUnsafe, true}, {corrupt, true},
 		{ErrNotFound, false}, {ErrExpired, false}, {errors.New("connection reset"), false},
-		{&decide.ParseError{File: "x", Msg: "bad"}, false},
+		{&parse.Error{File: "x", Msg: "bad"}, false},
 	} {
 		if got := Refused(tc.err); got != tc.want {
 			t.Errorf("Refused(%v) = %v, want %v", tc.err, got, tc.want)

@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gcloop/gcloop/decide"
 )
 
 // FuzzResolve parses an arbitrary file and resolves it with arbitrary
-// action inputs. An error of Parse is a *decide.ParseError naming the file
+// action inputs. An error of Parse is a *parse.Error naming the file
 // (and a line, for any problem but the file's size), on one line. A parsed
 // file resolves without error for every loop kind and for every section
 // with no inputs; with inputs, Resolve either fails on one line naming an
@@ -32,7 +34,7 @@ func FuzzResolve(f *testing.F) {
 		const name = ".github/gcloop.yml"
 		file, err := Parse(name, strings.NewReader(in))
 		if err != nil {
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) || pe.File != name || !strings.HasPrefix(err.Error(), name+":") {
 				t.Fatalf("error %T does not name the file: %v", err, err)
 			}

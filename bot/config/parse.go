@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"gopkg.in/yaml.v3"
 
-	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lazyre"
 )
 
@@ -17,21 +18,21 @@ import (
 // depth 3 (id, commands, max_retries).
 const maxDepth = 16
 
-// Parse reads a configuration file. Errors are *decide.ParseError values
+// Parse reads a configuration file. Errors are *parse.Error values
 // naming the file, the line and the key.
 func Parse(name string, r io.Reader) (f *File, err error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	if err != nil {
-		return nil, &decide.ParseError{File: name, Offset: -1, Msg: "read", Err: err}
+		return nil, &parse.Error{File: name, Offset: -1, Msg: "read", Err: err}
 	}
 	if len(data) > MaxFileSize {
-		return nil, decide.LineError(name, 0, "file larger than %d bytes", MaxFileSize)
+		return nil, parse.LineError(name, 0, "file larger than %d bytes", MaxFileSize)
 	}
 	// yaml.v3 has panicked on hostile input before (CVE-2022-28948); a
 	// configuration reader must never take the process down.
 	defer func() {
 		if v := recover(); v != nil {
-			f, err = nil, decide.LineError(name, 1, "invalid YAML: %v", v)
+			f, err = nil, parse.LineError(name, 1, "invalid YAML: %v", v)
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -47,7 +48,7 @@ func Parse(name string, r io.Reader) (f *File, err error) {
 		if err != nil {
 			return nil, yamlError(name, err, data)
 		}
-		return nil, decide.LineError(name, extra.Line, "a second YAML document: the file holds one")
+		return nil, parse.LineError(name, extra.Line, "a second YAML document: the file holds one")
 	}
 	if err := checkTree(name, &doc); err != nil {
 		return nil, err
@@ -93,15 +94,15 @@ func yamlError(name string, err error, data []byte) error {
 				last++
 			}
 			n = max(min(n, last), 1)
-			return decide.LineError(name, n, "invalid YAML: %s", m[2])
+			return parse.LineError(name, n, "invalid YAML: %s", m[2])
 		}
 	}
 	if strings.HasPrefix(msg, "unknown anchor ") {
 		// Raised without a line; anchors are refused anyway.
-		return decide.LineError(name, aliasLine(data, msg), "aliases are not allowed (%s)", msg)
+		return parse.LineError(name, aliasLine(data, msg), "aliases are not allowed (%s)", msg)
 	}
 	// Any other problem yaml.v3 reports without a line is put on line 1.
-	return decide.LineError(name, 1, "invalid YAML: %s", msg)
+	return parse.LineError(name, 1, "invalid YAML: %s", msg)
 }
 
 // aliasLine returns the line of the first use of the alias that yaml.v3's
@@ -127,13 +128,13 @@ func checkTree(name string, root *yaml.Node) error {
 		stack = stack[:len(stack)-1]
 		n := it.n
 		if n.Kind == yaml.AliasNode {
-			return decide.LineError(name, n.Line, "aliases are not allowed (*%s)", clip(n.Value))
+			return parse.LineError(name, n.Line, "aliases are not allowed (*%s)", clip(n.Value))
 		}
 		if n.Anchor != "" {
-			return decide.LineError(name, n.Line, "anchors and aliases are not allowed (&%s)", clip(n.Anchor))
+			return parse.LineError(name, n.Line, "anchors and aliases are not allowed (&%s)", clip(n.Anchor))
 		}
 		if it.depth > maxDepth {
-			return decide.LineError(name, n.Line, "nesting deeper than %d levels", maxDepth)
+			return parse.LineError(name, n.Line, "nesting deeper than %d levels", maxDepth)
 		}
 		for i := len(n.Content) - 1; i >= 0; i-- {
 			stack = append(stack, item{n.Content[i], it.depth + 1})

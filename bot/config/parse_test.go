@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gcloop/gcloop/decide"
@@ -311,9 +313,9 @@ func TestParseErrors(t *testing.T) {
 			if got := err.Error(); got != tt.want {
 				t.Errorf("error:\n got %s\nwant %s", got, tt.want)
 			}
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Errorf("error %T is not a *decide.ParseError", err)
+				t.Errorf("error %T is not a *parse.Error", err)
 			}
 			if f != nil {
 				t.Errorf("Parse returned a file with its error: %+v", f)
@@ -335,7 +337,7 @@ func TestParseCapsTheFileSize(t *testing.T) {
 func TestParseReportsReadErrors(t *testing.T) {
 	t.Parallel()
 	_, err := Parse("gcloop.yml", errReader{})
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if !errors.As(err, &pe) || !errors.Is(err, errBroken) {
 		t.Fatalf("error = %v, want a ParseError wrapping the read error", err)
 	}
@@ -408,9 +410,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		file, err := Parse("gcloop.yml", strings.NewReader(in))
 		if err != nil {
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %T is not a *decide.ParseError: %v", err, err)
+				t.Fatalf("error %T is not a *parse.Error: %v", err, err)
 			}
 			if strings.ContainsAny(err.Error(), "\n\r") {
 				t.Fatalf("error is not one line: %q", err)

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -51,7 +53,7 @@ const (
 // Resolve returns the settings of loop kind loop with id id (the loop's
 // name when empty): action inputs over the file's section over the
 // defaults. file may be nil. A section of the id that names another loop
-// kind is a *decide.ParseError; invalid inputs are errors naming the input.
+// kind is a *parse.Error; invalid inputs are errors naming the input.
 func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Settings, error) {
 	if l, err := decide.ParseLoop(string(loop)); err != nil || l != loop {
 		return Settings{}, fmt.Errorf("resolve settings: unknown loop %q", loop)
@@ -61,7 +63,7 @@ func Resolve(loop decide.Loop, id string, file *File, inputs Overrides) (Setting
 	}
 	sec := file.Section(id)
 	if sec != nil && sec.Loop != loop {
-		return Settings{}, decide.LineError(file.Name, sec.Line, "section %s is a %s loop, but this run is a %s loop", id, sec.Loop, loop)
+		return Settings{}, parse.LineError(file.Name, sec.Line, "section %s is a %s loop, but this run is a %s loop", id, sec.Loop, loop)
 	}
 	in, err := inputs.check(loop)
 	if err != nil {

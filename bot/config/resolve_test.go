@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gcloop/gcloop/decide"
@@ -282,7 +284,7 @@ func TestResolveErrors(t *testing.T) {
 			if got := err.Error(); got != tt.want {
 				t.Errorf("error:\n got %s\nwant %s", got, tt.want)
 			}
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if errors.As(err, &pe) != tt.isParseErr {
 				t.Errorf("error is a ParseError: %v, want %v", !tt.isParseErr, tt.isParseErr)
 			}

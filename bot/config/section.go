@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/gcloop/gcloop/decide"
@@ -15,7 +17,7 @@ type parser struct {
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
-	return decide.LineError(p.name, n.Line, format, args...)
+	return parse.LineError(p.name, n.Line, format, args...)
 }
 
 func (p *parser) file(doc *yaml.Node) (*File, error) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -67,7 +69,7 @@ func FuzzRead(f *testing.F) {
 			if !strings.Contains(err.Error(), name) {
 				t.Fatalf("error does not name %q: %v", name, err)
 			}
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if loop == decide.Critique && errors.As(err, &pe) {
 				t.Fatalf("a critique loop failed on unreadable content: %v", err)
 			}
@@ -91,7 +93,7 @@ func FuzzRead(f *testing.F) {
 
 // FuzzSniff sniffs arbitrary bytes and reads them with the reader of the
 // format sniffed, and with each family's reader (ReadReport): no panic, and
-// an error is a *decide.ParseError that names the file.
+// an error is a *parse.Error that names the file.
 func FuzzSniff(f *testing.F) {
 	fixtureSeeds(f)
 	f.Add("f", `{"pass_rate":1}`, uint8(0))
@@ -101,7 +103,7 @@ func FuzzSniff(f *testing.F) {
 		const name = "fuzz/in.put"
 		check := func(err error) {
 			t.Helper()
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if err != nil && (!errors.As(err, &pe) || pe.File != name) {
 				t.Fatalf("error %T %v is not a ParseError naming %s", err, err, name)
 			}

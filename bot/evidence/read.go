@@ -9,6 +9,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/coverage"
 	"github.com/gcloop/gcloop/decide"
 )
@@ -28,7 +30,7 @@ func Read(name string, r io.Reader, loop decide.Loop) (*decide.Evidence, error) 
 	if err == nil {
 		return e, nil
 	}
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if !errors.As(err, &pe) {
 		return nil, err
 	}
@@ -141,9 +143,9 @@ var (
 		unknown: func(name string, head []byte) error {
 			const want = "want review JSON or markdown, tasks.csv, discoveries.ndjson, audit markdown, validation-report.json, SARIF 2.1.0, checkstyle XML, or a coverage/test report"
 			if len(bytes.TrimSpace(head)) == 0 && len(head) < SniffLen {
-				return decide.OffsetError(name, 0, "empty file: "+want)
+				return parse.OffsetError(name, 0, "empty file: "+want)
 			}
-			return &decide.ParseError{File: name, Offset: -1, Msg: "not a format gcloop reads (" + want + ")"}
+			return &parse.Error{File: name, Offset: -1, Msg: "not a format gcloop reads (" + want + ")"}
 		},
 	}
 	// reports is ReadReport's: coverage and test reports, as gcloop
@@ -151,13 +153,13 @@ var (
 	reports = wording{
 		in: Reports,
 		peekFailed: func(name string, err error) error {
-			return &decide.ParseError{File: name, Offset: 0, Msg: "read failed", Err: err}
+			return &parse.Error{File: name, Offset: 0, Msg: "read failed", Err: err}
 		},
 		unknown: func(name string, head []byte) error {
 			if len(head) == 0 {
-				return decide.OffsetError(name, 0, "empty file: want a coverage or test report")
+				return parse.OffsetError(name, 0, "empty file: want a coverage or test report")
 			}
-			return decide.LineError(name, 1, "unknown format: want a Go cover profile, LCOV, Cobertura, JaCoCo or Clover XML, JUnit XML or run-<layer>.json")
+			return parse.LineError(name, 1, "unknown format: want a Go cover profile, LCOV, Cobertura, JaCoCo or Clover XML, JUnit XML or run-<layer>.json")
 		},
 	}
 )

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -57,7 +59,7 @@ func TestReadFallbacks(t *testing.T) {
 			e, err := Read(tt.file, strings.NewReader(tt.body), tt.loop)
 			switch tt.want {
 			case "":
-				var pe *decide.ParseError
+				var pe *parse.Error
 				if !errors.As(err, &pe) || pe.File != tt.file {
 					t.Errorf("evidence %+v, error %v; want a ParseError naming %s", e, err, tt.file)
 				}
@@ -99,7 +101,7 @@ func TestRefusalsSayWhatTheyAlwaysSaid(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			err := tt.read("e.json", tt.body)
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) || err.Error() != tt.want {
 				t.Errorf("error %v, want the ParseError %q", err, tt.want)
 			}
@@ -115,7 +117,7 @@ func TestAReadErrorIsNamed(t *testing.T) {
 		t.Errorf("Read error %v", err)
 	}
 	_, _, err = ReadReport("c.info", iotest.ErrReader(boom))
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if !errors.Is(err, boom) || !errors.As(err, &pe) || pe.File != "c.info" {
 		t.Errorf("ReadReport error %v", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/ghclient"
@@ -143,7 +145,7 @@ func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
 	if res.APIError == nil {
 		var err error
 		file, err = e.config(ctx, pull)
-		var pe *decide.ParseError
+		var pe *parse.Error
 		if err != nil && errors.As(err, &pe) {
 			return err
 		} else if err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/round"
@@ -228,7 +230,7 @@ func TestEngineConfiguration(t *testing.T) {
 		w := newWorld(t)
 		w.gh.AddFile(owner, repo, "main", ".github/gcloop.yml", []byte("review:\n  max_round: 3\n"))
 		_, reqs, err := w.decideOn(t, round.Event{Name: "pull_request", Pull: w.pull()}, "review", round.Options{Comment: true})
-		var pe *decide.ParseError
+		var pe *parse.Error
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), `unknown key "max_round"`) {
 			t.Fatalf("err = %v, want the parse error", err)
 		}

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/internal/jsonscan"
 )
 
@@ -141,7 +142,7 @@ func (s *scanner) integer(dst *int64) error {
 // "offset N: what", and encoding/json's "unexpected end of JSON input"
 // for a payload cut short.
 func (s *scanner) syntaxError(err error) error {
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if !errors.As(err, &pe) {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
@@ -64,7 +66,7 @@ func fakeRead(name string, r io.Reader) (*decide.Evidence, error) {
 			} `xml:"testcase"`
 		}
 		if err := xml.Unmarshal(b, &suite); err != nil {
-			return nil, decide.OffsetError(name, 0, "bad JUnit: %v", err)
+			return nil, parse.OffsetError(name, 0, "bad JUnit: %v", err)
 		}
 		t := &decide.TestFacts{}
 		for _, c := range suite.Cases {
@@ -92,7 +94,7 @@ func fakeRead(name string, r io.Reader) (*decide.Evidence, error) {
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return nil, decide.LineError(name, i+1, "bad count %q", v)
+			return nil, parse.LineError(name, i+1, "bad count %q", v)
 		}
 		if k == "LF" {
 			c.Total += n

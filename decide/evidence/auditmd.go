@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lazyre"
 )
@@ -206,20 +208,20 @@ func (p *amParser) parseScore(n int, value, what string) (v, max float64, ok boo
 	}
 	v, denom, isNum, err := lnScoreText(value)
 	if err != nil {
-		return 0, 0, false, decide.LineError(p.name, n, "%s %v", what, err)
+		return 0, 0, false, parse.LineError(p.name, n, "%s %v", what, err)
 	}
 	if !isNum {
-		return 0, 0, false, decide.LineError(p.name, n, "%s %q: expected a number such as 8/10", what, value)
+		return 0, 0, false, parse.LineError(p.name, n, "%s %q: expected a number such as 8/10", what, value)
 	}
 	v, scaled, err := lnScaleScore(v, denom)
 	if err != nil {
-		return 0, 0, false, decide.LineError(p.name, n, "%s: %v", what, err)
+		return 0, 0, false, parse.LineError(p.name, n, "%s: %v", what, err)
 	}
 	if scaled {
 		p.notes.addf("%s:%d: %s %q read on the 10-point scale as %g", p.name, n, what, value, v)
 	}
 	if v < 0 || v > 10 {
-		return 0, 0, false, decide.LineError(p.name, n, "%s %g out of range (want 0 to 10)", what, v)
+		return 0, 0, false, parse.LineError(p.name, n, "%s %g out of range (want 0 to 10)", what, v)
 	}
 	if denom != 0 {
 		max = 10
@@ -314,7 +316,7 @@ func (p *amParser) tableRow(n int, cells []string) error {
 func (p *amParser) item(n, indent int, text, t string) error {
 	sev, title, bracket, err := lnBracketFinding(t)
 	if err != nil {
-		return decide.LineError(p.name, n, "%v", err)
+		return parse.LineError(p.name, n, "%v", err)
 	}
 	if p.sec != nil && indent < 2 {
 		if bracket {
@@ -386,10 +388,10 @@ func (p *amParser) setSignal(n int, value string) error {
 		if len(shown) > 60 {
 			shown = shown[:60] + "…"
 		}
-		return decide.LineError(p.name, n, "unknown audit verdict %q (want audit_passed, audit_result or fix_required)", shown)
+		return parse.LineError(p.name, n, "unknown audit verdict %q (want audit_passed, audit_result or fix_required)", shown)
 	}
 	if p.signal != "" && p.signal != sig {
-		return decide.LineError(p.name, n, "verdict %s contradicts verdict %s on line %d", sig, p.signal, p.signalLine)
+		return parse.LineError(p.name, n, "verdict %s contradicts verdict %s on line %d", sig, p.signal, p.signalLine)
 	}
 	if p.signal == "" {
 		p.signal, p.signalLine = sig, n
@@ -401,7 +403,7 @@ func (p *amParser) setSignal(n int, value string) error {
 func (p *amParser) finish() (*decide.Evidence, error) {
 	p.endSection()
 	if p.verdictNext {
-		return nil, decide.LineError(p.name, p.verdictAt, "verdict heading without a value (want audit_passed, audit_result or fix_required on the next line)")
+		return nil, parse.LineError(p.name, p.verdictAt, "verdict heading without a value (want audit_passed, audit_result or fix_required on the next line)")
 	}
 	if !p.any {
 		return nil, lnFileError(p.name, "no overall score, verdict, dimension scores or severity sections found: not an audit report")

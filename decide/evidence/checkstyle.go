@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/jsonscan"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
@@ -74,24 +76,24 @@ func (cr *csReader) token() (xml.Token, error) {
 // wrap turns a decoder error into a ParseError naming the line.
 func (cr *csReader) wrap(err error) error {
 	var se *xml.SyntaxError
-	var pe *decide.ParseError
+	var pe *parse.Error
 	switch {
 	case errors.Is(err, io.EOF):
 		return err
 	case errors.As(err, &pe):
 		return err
 	case errors.Is(err, xmlsafe.ErrTokenTooLong):
-		return decide.LineError(cr.name, cr.d.Line(), "a single XML token is larger than %d MiB", csMaxToken>>20)
+		return parse.LineError(cr.name, cr.d.Line(), "a single XML token is larger than %d MiB", csMaxToken>>20)
 	case errors.Is(err, xmlsafe.ErrDTD):
-		return decide.LineError(cr.name, cr.d.Line(), "%v", err)
+		return parse.LineError(cr.name, cr.d.Line(), "%v", err)
 	case errors.As(err, &se) && se.Msg == "unexpected EOF":
-		return decide.LineError(cr.name, se.Line, "unexpected end of file, expected the rest of the report")
+		return parse.LineError(cr.name, se.Line, "unexpected end of file, expected the rest of the report")
 	case errors.As(err, &se):
-		return decide.LineError(cr.name, se.Line, "invalid XML: %s", csOneLine(se.Msg))
+		return parse.LineError(cr.name, se.Line, "invalid XML: %s", csOneLine(se.Msg))
 	case strings.Contains(err.Error(), "nested deeper"):
-		return decide.LineError(cr.name, cr.d.Line(), "%v", err)
+		return parse.LineError(cr.name, cr.d.Line(), "%v", err)
 	}
-	return &decide.ParseError{File: cr.name, Line: cr.d.Line(), Offset: -1, Msg: "read failed", Err: err}
+	return &parse.Error{File: cr.name, Line: cr.d.Line(), Offset: -1, Msg: "read failed", Err: err}
 }
 
 func (cr *csReader) read() error {
@@ -99,19 +101,19 @@ func (cr *csReader) read() error {
 	for {
 		t, err := cr.token()
 		if errors.Is(err, io.EOF) {
-			return decide.LineError(cr.name, cr.d.Line(), "no XML element found, expected a <checkstyle> report")
+			return parse.LineError(cr.name, cr.d.Line(), "no XML element found, expected a <checkstyle> report")
 		}
 		if err != nil {
 			return err
 		}
 		if se, ok := t.(xml.StartElement); ok {
 			if se.Name.Local != "checkstyle" {
-				return decide.LineError(cr.name, cr.d.Line(), "root element <%s>, expected <checkstyle>", jsonscan.Cap(se.Name.Local, 64))
+				return parse.LineError(cr.name, cr.d.Line(), "root element <%s>, expected <checkstyle>", jsonscan.Cap(se.Name.Local, 64))
 			}
 			break
 		}
 		if cd, ok := t.(xml.CharData); ok && len(bytes.TrimSpace(cd)) > 0 {
-			return decide.LineError(cr.name, cr.d.Line(), "text before the root element, expected a <checkstyle> report")
+			return parse.LineError(cr.name, cr.d.Line(), "text before the root element, expected a <checkstyle> report")
 		}
 	}
 	if err := cr.readRoot(); err != nil {
@@ -128,10 +130,10 @@ func (cr *csReader) read() error {
 		}
 		switch t := t.(type) {
 		case xml.StartElement:
-			return decide.LineError(cr.name, cr.d.Line(), "element <%s> after the root element", jsonscan.Cap(t.Name.Local, 64))
+			return parse.LineError(cr.name, cr.d.Line(), "element <%s> after the root element", jsonscan.Cap(t.Name.Local, 64))
 		case xml.CharData:
 			if len(bytes.TrimSpace(t)) > 0 {
-				return decide.LineError(cr.name, cr.d.Line(), "text after the root element")
+				return parse.LineError(cr.name, cr.d.Line(), "text after the root element")
 			}
 		}
 	}
@@ -145,7 +147,7 @@ func (cr *csReader) children(closing string, fn func(t xml.StartElement) error) 
 	for {
 		t, err := cr.token()
 		if errors.Is(err, io.EOF) {
-			return decide.LineError(cr.name, cr.d.Line(), "unexpected end of file, expected %s", closing)
+			return parse.LineError(cr.name, cr.d.Line(), "unexpected end of file, expected %s", closing)
 		}
 		if err != nil {
 			return err
@@ -176,7 +178,7 @@ func (cr *csReader) skip() error {
 	for depth := 1; depth > 0; {
 		t, err := cr.token()
 		if errors.Is(err, io.EOF) {
-			return decide.LineError(cr.name, cr.d.Line(), "unexpected end of file inside an element")
+			return parse.LineError(cr.name, cr.d.Line(), "unexpected end of file inside an element")
 		}
 		if err != nil {
 			return err
@@ -218,7 +220,7 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 	default:
 		s, err := decide.ParseSeverity(sevWord)
 		if err != nil {
-			return decide.LineError(cr.name, at, "unknown severity %q (want error, warning, info or ignore)", jsonscan.Cap(sevWord, 40))
+			return parse.LineError(cr.name, at, "unknown severity %q (want error, warning, info or ignore)", jsonscan.Cap(sevWord, 40))
 		}
 		sev = s
 	}
@@ -226,7 +228,7 @@ func (cr *csReader) addError(file string, t xml.StartElement, at int) error {
 	if v := strings.TrimSpace(xmlsafe.Attr(t, "line")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 1<<30 {
-			return decide.LineError(cr.name, at, "line %q is not a line number", jsonscan.Cap(v, 40))
+			return parse.LineError(cr.name, at, "line %q is not a line number", jsonscan.Cap(v, 40))
 		}
 		line = n
 	}

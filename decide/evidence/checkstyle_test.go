@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 )
@@ -192,9 +194,9 @@ func TestReadCheckstyleErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ReadCheckstyle = %+v, want error %q", ev, tc.want)
 			}
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Errorf("error %T is not a *decide.ParseError", err)
+				t.Errorf("error %T is not a *parse.Error", err)
 			}
 			if err.Error() != tc.want {
 				t.Errorf("error = %q, want %q", err.Error(), tc.want)
@@ -250,7 +252,7 @@ func FuzzReadCheckstyle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ev, err := ReadCheckstyle("f.xml", bytes.NewReader(data))
 		if err != nil {
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %T %v is not a ParseError", err, err)
 			}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -111,7 +113,7 @@ func ReadDiscoveries(name string, r io.Reader) (*decide.Evidence, error) {
 		if firstBad == 0 {
 			return nil, lnFileError(name, "no discoveries: the file holds no JSON line")
 		}
-		return nil, decide.LineError(name, firstBad, "no valid discoveries line; first problem: %s", firstWhy)
+		return nil, parse.LineError(name, firstBad, "no valid discoveries line; first problem: %s", firstWhy)
 	}
 	ev := &decide.Evidence{
 		Sources:  []string{name},

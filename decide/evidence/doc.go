@@ -2,6 +2,6 @@
 // and audit reports, the framework's tasks.csv and discoveries.ndjson, SARIF,
 // checkstyle and validation reports — into decide.Evidence. Every reader
 // takes an io.Reader and a display name, streams with bounded memory, and
-// reports bad input as a one-line *decide.ParseError naming the file and the
+// reports bad input as a one-line *parse.Error naming the file and the
 // line or byte offset.
 package evidence

@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/internal/lines"
 )
 
@@ -23,8 +24,8 @@ const (
 )
 
 // lnTooLarge is the error for a file over lnMaxFile.
-func lnTooLarge(name string) *decide.ParseError {
-	return decide.OffsetError(name, lnMaxFile, "file exceeds the %d MiB limit for evidence files", lnMaxFile>>20)
+func lnTooLarge(name string) *parse.Error {
+	return parse.OffsetError(name, lnMaxFile, "file exceeds the %d MiB limit for evidence files", lnMaxFile>>20)
 }
 
 // lnCapped caps r at lnMaxFile bytes; past them it fails with
@@ -63,11 +64,11 @@ func (l *lnScanner) fail() error {
 	case !errors.As(l.Err(), &le):
 		return nil
 	case le.TooLong:
-		return decide.LineError(l.name, le.Line, "line longer than %d bytes", lnMaxLine)
+		return parse.LineError(l.name, le.Line, "line longer than %d bytes", lnMaxLine)
 	case errors.Is(le.Err, lines.ErrTooLarge):
 		return lnTooLarge(l.name)
 	}
-	return decide.LineError(l.name, le.Line, "read error: %v", le.Err)
+	return parse.LineError(l.name, le.Line, "read error: %v", le.Err)
 }
 
 // lnEachLine calls fn with each line of a text report and its number. A
@@ -108,6 +109,6 @@ func (n *lnNotes) done(name string) []string {
 }
 
 // lnFileError is an error about the whole file.
-func lnFileError(name, format string, args ...any) *decide.ParseError {
-	return &decide.ParseError{File: name, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+func lnFileError(name, format string, args ...any) *parse.Error {
+	return &parse.Error{File: name, Offset: -1, Msg: fmt.Sprintf(format, args...)}
 }

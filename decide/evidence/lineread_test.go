@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 )
@@ -39,15 +41,15 @@ func lnHead(t *testing.T, name string) []byte {
 	return b
 }
 
-// lnCheckErr fails unless err is a *decide.ParseError whose text is want.
+// lnCheckErr fails unless err is a *parse.Error whose text is want.
 func lnCheckErr(t *testing.T, err error, want string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error, want %q", want)
 	}
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if !errors.As(err, &pe) {
-		t.Fatalf("error %v is %T, want *decide.ParseError", err, err)
+		t.Fatalf("error %v is %T, want *parse.Error", err, err)
 	}
 	if err.Error() != want {
 		t.Errorf("error\n got %q\nwant %q", err.Error(), want)
@@ -60,9 +62,9 @@ func lnCheckErr(t *testing.T, err error, want string) {
 // lnFuzzCheck is the property every fuzz target checks.
 func lnFuzzCheck(t *testing.T, ev *decide.Evidence, err error) {
 	if err != nil {
-		var pe *decide.ParseError
+		var pe *parse.Error
 		if !errors.As(err, &pe) {
-			t.Fatalf("error %v is %T, want *decide.ParseError", err, err)
+			t.Fatalf("error %v is %T, want *parse.Error", err, err)
 		}
 		if strings.Contains(err.Error(), "\n") {
 			t.Fatalf("error %q spans lines", err.Error())

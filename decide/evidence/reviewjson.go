@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lines"
 )
@@ -42,7 +44,7 @@ func ReadReviewJSON(name string, r io.Reader) (*decide.Evidence, error) {
 		if errors.Is(err, lines.ErrTooLarge) {
 			return nil, lnTooLarge(name)
 		}
-		var pe *decide.ParseError
+		var pe *parse.Error
 		if errors.As(err, &pe) {
 			return nil, pe
 		}
@@ -64,8 +66,8 @@ type rjReader struct {
 	base int64 // bytes before the decoder's input (a BOM)
 }
 
-func (rj *rjReader) errf(off int64, format string, args ...any) *decide.ParseError {
-	return decide.OffsetError(rj.name, rj.base+off, format, args...)
+func (rj *rjReader) errf(off int64, format string, args ...any) *parse.Error {
+	return parse.OffsetError(rj.name, rj.base+off, format, args...)
 }
 
 // decodeRaw reads the next value and returns it with its start offset.

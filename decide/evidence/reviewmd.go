@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -78,7 +80,7 @@ func (p *rmParser) line(n int, raw string) error {
 	}
 	sev, title, ok, err := lnBracketFinding(t)
 	if err != nil {
-		return decide.LineError(p.name, n, "%v", err)
+		return parse.LineError(p.name, n, "%v", err)
 	}
 	if ok {
 		p.flush()
@@ -266,20 +268,20 @@ func (p *rmParser) parseScore(n int, value string) (float64, bool, error) {
 	}
 	v, denom, ok, err := lnScoreText(value)
 	if err != nil {
-		return 0, false, decide.LineError(p.name, n, "review score %v", err)
+		return 0, false, parse.LineError(p.name, n, "review score %v", err)
 	}
 	if !ok {
-		return 0, false, decide.LineError(p.name, n, "review score %q: expected a number such as 7/10", value)
+		return 0, false, parse.LineError(p.name, n, "review score %q: expected a number such as 7/10", value)
 	}
 	v, scaled, err := lnScaleScore(v, denom)
 	if err != nil {
-		return 0, false, decide.LineError(p.name, n, "review %v", err)
+		return 0, false, parse.LineError(p.name, n, "review %v", err)
 	}
 	if scaled {
 		p.notes.addf("%s:%d: review score %q read on the 10-point scale as %g", p.name, n, value, v)
 	}
 	if v < 1 || v > 10 {
-		return 0, false, decide.LineError(p.name, n, "review score %g out of range (want 1 to 10)", v)
+		return 0, false, parse.LineError(p.name, n, "review score %g out of range (want 1 to 10)", v)
 	}
 	return v, true, nil
 }
@@ -324,10 +326,10 @@ func (p *rmParser) setSignal(n int, value string) error {
 		if len(shown) > 60 {
 			shown = shown[:60] + "…"
 		}
-		return decide.LineError(p.name, n, "unknown review signal %q (want CONVERGED or REVISION_NEEDED; APPROVED or CRITICAL)", shown)
+		return parse.LineError(p.name, n, "unknown review signal %q (want CONVERGED or REVISION_NEEDED; APPROVED or CRITICAL)", shown)
 	}
 	if p.signal != "" && p.signal != sig {
-		return decide.LineError(p.name, n, "signal %s contradicts signal %s on line %d", sig, p.signal, p.signalLine)
+		return parse.LineError(p.name, n, "signal %s contradicts signal %s on line %d", sig, p.signal, p.signalLine)
 	}
 	if p.signal == "" {
 		p.signal, p.signalLine = sig, n
@@ -339,7 +341,7 @@ func (p *rmParser) setSignal(n int, value string) error {
 func (p *rmParser) finish() (*decide.Evidence, error) {
 	p.flush()
 	if p.signalNext {
-		return nil, decide.LineError(p.name, p.signalHeadAt, "signal heading without a value (want CONVERGED or REVISION_NEEDED on the next line)")
+		return nil, parse.LineError(p.name, p.signalHeadAt, "signal heading without a value (want CONVERGED or REVISION_NEEDED on the next line)")
 	}
 	if !p.any {
 		return nil, lnFileError(p.name, "no review score, signal or [SEVERITY] finding found: not a review report")

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/jsonscan"
 )
@@ -186,7 +188,7 @@ func (sr *sarifReader) readRun() error {
 // sarifPrefix puts the path of the value being read in front of a
 // ParseError's message ("runs[0].results[7]: level: ...").
 func sarifPrefix(err error, path string) error {
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if errors.As(err, &pe) && pe.Err == nil && !strings.HasPrefix(pe.Msg, "invalid JSON") && !strings.HasPrefix(pe.Msg, "unexpected end") {
 		pe.Msg = path + ": " + pe.Msg
 	}

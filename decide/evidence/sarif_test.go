@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 )
@@ -365,9 +367,9 @@ func TestReadSARIFErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ReadSARIF = %+v, want error containing %q", ev, tc.want)
 			}
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Errorf("error %T is not a *decide.ParseError", err)
+				t.Errorf("error %T is not a *parse.Error", err)
 			}
 			if msg := err.Error(); !strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "t.sarif: byte ") || strings.Contains(msg, "\n") {
 				t.Errorf("error = %q, want one line naming the file and byte, containing %q", msg, tc.want)
@@ -458,7 +460,7 @@ func FuzzReadSARIF(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ev, err := ReadSARIF("f.sarif", bytes.NewReader(data))
 		if err != nil {
-			var pe *decide.ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %T %v is not a ParseError", err, err)
 			}

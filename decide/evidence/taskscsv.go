@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lazyre"
 	"github.com/gcloop/gcloop/internal/lines"
@@ -42,7 +44,7 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 	header, err := cr.Read()
 	if err != nil {
 		if err == io.EOF {
-			return nil, decide.LineError(name, 1, "empty file: expected a tasks.csv header row")
+			return nil, parse.LineError(name, 1, "empty file: expected a tasks.csv header row")
 		}
 		return nil, csvError(name, err)
 	}
@@ -50,7 +52,7 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 	for i, h := range header {
 		key := strings.ToLower(strings.TrimSpace(h))
 		if _, dup := cols[key]; dup && csvLoopColumn(key) {
-			return nil, decide.LineError(name, 1, "column %q appears twice in the header", key)
+			return nil, parse.LineError(name, 1, "column %q appears twice in the header", key)
 		}
 		if _, dup := cols[key]; !dup {
 			cols[key] = i
@@ -60,7 +62,7 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 	hasCritique := cols.has("severity_summary")
 	hasAudit := cols.has("audit_score") || cols.has("audit_signal")
 	if !hasReview && !hasCritique && !hasAudit {
-		return nil, decide.LineError(name, 1, "no review, critique or audit columns (want review_score/gc_signal, severity_summary or audit_score/audit_signal in the header)")
+		return nil, parse.LineError(name, 1, "no review, critique or audit columns (want review_score/gc_signal, severity_summary or audit_score/audit_signal in the header)")
 	}
 	var best [3]*csvRow    // review, critique, audit
 	var emptyAudit *csvRow // the last completed AUDIT row with neither score nor signal
@@ -100,17 +102,17 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 		if s := b.vals["review_score"]; s != "" {
 			v, err := lnParseScore(s)
 			if err != nil {
-				return nil, decide.LineError(name, b.lines["review_score"], "column review_score: %v", err)
+				return nil, parse.LineError(name, b.lines["review_score"], "column review_score: %v", err)
 			}
 			if v < 1 || v > 10 {
-				return nil, decide.LineError(name, b.lines["review_score"], "column review_score: %s out of range (want 1 to 10)", s)
+				return nil, parse.LineError(name, b.lines["review_score"], "column review_score: %s out of range (want 1 to 10)", s)
 			}
 			rf.Score = &v
 		}
 		if !b.critique {
 			sig, err := lnReviewSignal(b.vals["gc_signal"])
 			if err != nil {
-				return nil, decide.LineError(name, b.lines["gc_signal"], "column gc_signal: %v", err)
+				return nil, parse.LineError(name, b.lines["gc_signal"], "column gc_signal: %v", err)
 			}
 			rf.Signal = sig
 		}
@@ -142,16 +144,16 @@ func ReadTasksCSV(name string, r io.Reader) (*decide.Evidence, error) {
 		if s := b.vals["audit_score"]; s != "" {
 			v, err := lnParseScore(s)
 			if err != nil {
-				return nil, decide.LineError(name, b.lines["audit_score"], "column audit_score: %v", err)
+				return nil, parse.LineError(name, b.lines["audit_score"], "column audit_score: %v", err)
 			}
 			if v < 0 || v > 10 {
-				return nil, decide.LineError(name, b.lines["audit_score"], "column audit_score: %s out of range (want 0 to 10)", s)
+				return nil, parse.LineError(name, b.lines["audit_score"], "column audit_score: %s out of range (want 0 to 10)", s)
 			}
 			af.Score = &v
 		}
 		sig, err := lnAuditSignal(b.vals["audit_signal"])
 		if err != nil {
-			return nil, decide.LineError(name, b.lines["audit_signal"], "column audit_signal: %v", err)
+			return nil, parse.LineError(name, b.lines["audit_signal"], "column audit_signal: %v", err)
 		}
 		af.Signal = sig
 		for _, a := range strings.Split(b.vals["artifacts_produced"], ";") {
@@ -206,7 +208,7 @@ func (r *csvRow) wave(name string, cols csvColumns) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, decide.LineError(name, r.line(cols["wave"]), "column wave: %q is not a wave number", csvShort(s))
+		return 0, parse.LineError(name, r.line(cols["wave"]), "column wave: %q is not a wave number", csvShort(s))
 	}
 	return n, nil
 }
@@ -231,9 +233,9 @@ func csvError(name string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
-			return decide.LineError(name, pe.Line, "row has a different number of fields than the header")
+			return parse.LineError(name, pe.Line, "row has a different number of fields than the header")
 		}
-		return decide.LineError(name, pe.Line, "column %d: %v", pe.Column, pe.Err)
+		return parse.LineError(name, pe.Line, "column %d: %v", pe.Column, pe.Err)
 	}
 	return lnFileError(name, "read error: %v", err)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/jsonscan"
 	"github.com/gcloop/gcloop/internal/lines"
@@ -41,10 +43,10 @@ func ReadValidationReport(name string, r io.Reader) (*decide.Evidence, error) {
 	}
 	ev := &decide.Evidence{Sources: []string{name}, Validation: vr.facts}
 	err := vr.read()
-	var ioErr *decide.ParseError
+	var ioErr *parse.Error
 	switch {
 	case cr.Over():
-		err = decide.OffsetError(name, valMaxSize, "report larger than %d MiB", valMaxSize>>20)
+		err = parse.OffsetError(name, valMaxSize, "report larger than %d MiB", valMaxSize>>20)
 	case err != nil && errors.As(err, &ioErr) && ioErr.Err != nil:
 		return nil, err // the reader failed: not the report's fault
 	}

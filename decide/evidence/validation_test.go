@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 )
@@ -189,7 +191,7 @@ func TestReadValidationReportReadError(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
 	_, err := ReadValidationReport("v.json", iotest.DataErrReader(iotest.ErrReader(boom)))
-	var pe *decide.ParseError
+	var pe *parse.Error
 	if !errors.Is(err, boom) || !errors.As(err, &pe) {
 		t.Errorf("err = %v, want a ParseError wrapping the read error", err)
 	}

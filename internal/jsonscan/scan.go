@@ -4,7 +4,7 @@
 // held, and strings are unescaped up to a caller's limit while the rest is
 // consumed, so no token, however long, grows memory. It accepts exactly
 // what encoding/json accepts (RFC 8259, plus a leading UTF-8 byte order
-// mark), and its errors are decide.ParseErrors naming the file and byte
+// mark), and its errors are parse.Errors naming the file and byte
 // offset.
 package jsonscan
 
@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // Limits of the scanner.
@@ -56,8 +56,8 @@ type Scanner struct {
 func (s *Scanner) Off() int64 { return s.base + int64(s.pos) }
 
 // Errorf returns a ParseError at offset off.
-func (s *Scanner) Errorf(off int64, format string, args ...any) *decide.ParseError {
-	return decide.OffsetError(s.name, off, format, args...)
+func (s *Scanner) Errorf(off int64, format string, args ...any) *parse.Error {
+	return parse.OffsetError(s.name, off, format, args...)
 }
 
 // fill reads more input after the unread bytes. It returns io.EOF at the end
@@ -78,7 +78,7 @@ func (s *Scanner) fill() error {
 			if errors.Is(err, io.EOF) {
 				s.rerr = io.EOF
 			} else {
-				s.rerr = &decide.ParseError{File: s.name, Offset: s.base + int64(s.end), Msg: "read failed", Err: err}
+				s.rerr = &parse.Error{File: s.name, Offset: s.base + int64(s.end), Msg: "read failed", Err: err}
 			}
 			if n > 0 {
 				return nil
@@ -89,7 +89,7 @@ func (s *Scanner) fill() error {
 			return nil
 		}
 	}
-	s.rerr = &decide.ParseError{File: s.name, Offset: s.Off(), Msg: "read failed", Err: io.ErrNoProgress}
+	s.rerr = &parse.Error{File: s.name, Offset: s.Off(), Msg: "read failed", Err: io.ErrNoProgress}
 	return s.rerr
 }
 

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -56,7 +57,7 @@ func TestScannerErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := valid(tt.in, 64)
-		var pe *decide.ParseError
+		var pe *parse.Error
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%.40q: error %v, want a one-line ParseError containing %q", tt.in, err, tt.want)
 		}
@@ -141,7 +142,7 @@ func FuzzScanner(f *testing.F) {
 				t.Fatalf("buffer %d: scanner error %v, encoding/json valid %v", size, err, want)
 			}
 			if err != nil && err.Error() != "trailing data" {
-				var pe *decide.ParseError
+				var pe *parse.Error
 				if !errors.As(err, &pe) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("error %T %q is not a one-line ParseError", err, err)
 				}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/internal/parse"
+
 	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/report"
@@ -103,7 +105,7 @@ func runDecide(env *Env, args []string) error {
 		Overrides: o.overrides, State: st, SHA: o.sha, Round: o.round, Now: now(env)})
 	var (
 		nd  *decide.NoDecisionError
-		pe  *decide.ParseError
+		pe  *parse.Error
 		sle *round.SeveralLoopsError
 		me  *round.MismatchError
 	)

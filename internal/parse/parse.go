@@ -1,10 +1,13 @@
-package decide
+// Package parse holds the error every reader of an outside file returns
+// when the file cannot be read: which file, where, and what was expected,
+// in one line.
+package parse
 
 import "fmt"
 
-// ParseError reports evidence that cannot be read: which file, where, and
+// Error reports an outside file that cannot be read: which file, where, and
 // what was expected. Its message is one line.
-type ParseError struct {
+type Error struct {
 	File   string // the evidence file's name as given
 	Line   int    // 1-based line, 0 when unknown
 	Offset int64  // byte offset, used when Line is 0; -1 when unknown
@@ -13,7 +16,7 @@ type ParseError struct {
 }
 
 // Error renders "file:line: msg", "file: byte N: msg" or "file: msg".
-func (e *ParseError) Error() string {
+func (e *Error) Error() string {
 	msg := e.Msg
 	if e.Err != nil {
 		if msg == "" {
@@ -32,14 +35,14 @@ func (e *ParseError) Error() string {
 }
 
 // Unwrap returns the underlying error.
-func (e *ParseError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// LineError returns a ParseError at a line.
-func LineError(file string, line int, format string, args ...any) *ParseError {
-	return &ParseError{File: file, Line: line, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+// LineError returns an Error at a line.
+func LineError(file string, line int, format string, args ...any) *Error {
+	return &Error{File: file, Line: line, Offset: -1, Msg: fmt.Sprintf(format, args...)}
 }
 
-// OffsetError returns a ParseError at a byte offset.
-func OffsetError(file string, offset int64, format string, args ...any) *ParseError {
-	return &ParseError{File: file, Offset: offset, Msg: fmt.Sprintf(format, args...)}
+// OffsetError returns an Error at a byte offset.
+func OffsetError(file string, offset int64, format string, args ...any) *Error {
+	return &Error{File: file, Offset: offset, Msg: fmt.Sprintf(format, args...)}
 }
