@@ -5,9 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
 

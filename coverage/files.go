@@ -1,8 +1,6 @@
 package coverage
 
-import (
-	"github.com/gcloop/gcloop/internal/parse"
-)
+import "github.com/gcloop/gcloop/internal/parse"
 
 // MaxFiles is the most distinct source files one coverage report may list.
 // Per-file coverage is kept for every file (the totals merge a file's

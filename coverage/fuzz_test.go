@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // Fuzz property for every reader: no panic, and an error is always a

@@ -7,9 +7,8 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // ReadGoProfile reads a Go cover profile, as written by `go test

@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"math/bits"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // profTally folds the mode lines and runs of blocks of a profile, in input

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -9,9 +9,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // Limits of ReadGoTestJSON.

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
 

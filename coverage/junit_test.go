@@ -12,9 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -7,9 +7,8 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // ReadLCOV reads an LCOV tracefile (geninfo, c8/istanbul, coverage.py,

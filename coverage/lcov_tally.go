@@ -8,9 +8,8 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // maxMergeBytes caps the memory kept to merge files that appear in several

@@ -9,10 +9,9 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lines"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // StreamLCOV reads an LCOV tracefile as ReadLCOV does — the same totals,

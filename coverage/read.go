@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/internal/lines"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // MaxLineLen is the longest line the line-oriented readers (Go profiles,

@@ -9,10 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lines"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // MaxRunJSONSize caps a run-<layer>.json file.

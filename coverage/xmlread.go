@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
 

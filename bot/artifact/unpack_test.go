@@ -14,13 +14,12 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 const review = `{"review_score":8,"gc_signal":"CONVERGED","findings":[]}`

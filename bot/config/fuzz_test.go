@@ -6,11 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // FuzzResolve parses an arbitrary file and resolves it with arbitrary

@@ -7,11 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"gopkg.in/yaml.v3"
 
 	"github.com/gcloop/gcloop/internal/lazyre"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // maxDepth caps the nesting of the file; the deepest valid key sits at

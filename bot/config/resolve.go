@@ -3,9 +3,8 @@ package config
 import (
 	"fmt"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // Settings are the resolved settings of one loop run.

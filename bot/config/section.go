@@ -5,11 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"gopkg.in/yaml.v3"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 type parser struct {

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // fixtureSeeds adds every small evidence fixture of the repository to f,

@@ -9,10 +9,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/coverage"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // Read reads one evidence file named name from r, in any format of the

@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/ghclient"
@@ -16,6 +14,7 @@ import (
 	"github.com/gcloop/gcloop/bot/pushfix"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // Options are a round's settings from the driver (the action's inputs,

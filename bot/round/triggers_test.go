@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v62/github"
 )

@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/internal/jsonscan"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // maxDepth bounds the nesting of a payload (encoding/json allows 10000).

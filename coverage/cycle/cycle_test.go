@@ -12,10 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/coverage/guard"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/google/go-cmp/cmp"
 )
 

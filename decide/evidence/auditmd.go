@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lazyre"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // ReadAuditMarkdown reads a design/quality audit report (DESIGN §3.3):

@@ -10,10 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/jsonscan"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/gcloop/gcloop/internal/xmlsafe"
 )
 

@@ -8,9 +8,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // ReadDiscoveries reads the framework's shared discovery board,

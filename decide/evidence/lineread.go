@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/internal/lines"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // Limits shared by the readers of this file set.

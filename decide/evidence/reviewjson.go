@@ -10,10 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lines"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // rjMaxDepth caps the nesting of values skipped in a review JSON.

@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // ReadReviewMarkdown reads the reviewer's report (review-NNN.md). It knows

@@ -6,10 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/jsonscan"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // MaxFindings is the most findings ReadSARIF and ReadCheckstyle keep from

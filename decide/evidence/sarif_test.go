@@ -11,9 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -10,11 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/lazyre"
 	"github.com/gcloop/gcloop/internal/lines"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // ReadTasksCSV reads the framework's master tasks.csv (DESIGN §3): a header

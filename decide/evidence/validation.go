@@ -7,11 +7,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/jsonscan"
 	"github.com/gcloop/gcloop/internal/lines"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // valMaxSize caps a validation report; a larger one is unreadable.

@@ -10,7 +10,6 @@ import (
 	"testing/iotest"
 
 	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -10,13 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gcloop/gcloop/internal/parse"
-
 	"github.com/gcloop/gcloop/bot/config"
 	"github.com/gcloop/gcloop/bot/evidence"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 	"github.com/gcloop/gcloop/internal/wfcmd"
 )
 
