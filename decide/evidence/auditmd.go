@@ -383,20 +383,11 @@ func (p *amParser) setSignal(n int, value string) error {
 	w := lnFirstWord(value)
 	sig, err := lnAuditSignal(w)
 	if err != nil || sig == "" {
-		shown := strings.TrimSpace(value)
-		if len(shown) > 60 {
-			shown = shown[:60] + "…"
-		}
+		shown := clipValue(value)
 		return parse.LineError(p.name, n, "unknown audit verdict %q (want audit_passed, audit_result or fix_required)", shown)
 	}
-	if p.signal != "" && p.signal != sig {
-		return parse.LineError(p.name, n, "verdict %s contradicts verdict %s on line %d", sig, p.signal, p.signalLine)
-	}
-	if p.signal == "" {
-		p.signal, p.signalLine = sig, n
-	}
 	p.any = true
-	return nil
+	return keepSignal(p.name, n, "verdict", sig, &p.signal, &p.signalLine)
 }
 
 func (p *amParser) finish() (*decide.Evidence, error) {

@@ -5,6 +5,8 @@ package evidence
 import (
 	"strings"
 	"unicode"
+
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // lnFence tracks the fenced code blocks (``` or ~~~) of a Markdown file.
@@ -170,4 +172,26 @@ func lnFirstWord(s string) string {
 		end++
 	}
 	return strings.TrimRight(s[:end], "_-")
+}
+
+// clipValue is a value quoted in an error, trimmed and cut at 60 bytes.
+func clipValue(value string) string {
+	shown := strings.TrimSpace(value)
+	if len(shown) > 60 {
+		shown = shown[:60] + "…"
+	}
+	return shown
+}
+
+// keepSignal records sig, read on line n, as a report's signal (or
+// verdict: what) unless one was read before; one that contradicts it is
+// an error naming both lines.
+func keepSignal(name string, n int, what, sig string, have *string, haveLine *int) error {
+	if *have != "" && *have != sig {
+		return parse.LineError(name, n, "%s %s contradicts %s %s on line %d", what, sig, what, *have, *haveLine)
+	}
+	if *have == "" {
+		*have, *haveLine = sig, n
+	}
+	return nil
 }

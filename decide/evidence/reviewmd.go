@@ -321,20 +321,11 @@ func (p *rmParser) setSignal(n int, value string) error {
 		sig = "REVISION_NEEDED"
 		p.notes.addf("%s:%d: signal %s read as REVISION_NEEDED", p.name, n, w)
 	default:
-		shown := strings.TrimSpace(value)
-		if len(shown) > 60 {
-			shown = shown[:60] + "…"
-		}
+		shown := clipValue(value)
 		return parse.LineError(p.name, n, "unknown review signal %q (want CONVERGED or REVISION_NEEDED; APPROVED or CRITICAL)", shown)
 	}
-	if p.signal != "" && p.signal != sig {
-		return parse.LineError(p.name, n, "signal %s contradicts signal %s on line %d", sig, p.signal, p.signalLine)
-	}
-	if p.signal == "" {
-		p.signal, p.signalLine = sig, n
-	}
 	p.any = true
-	return nil
+	return keepSignal(p.name, n, "signal", sig, &p.signal, &p.signalLine)
 }
 
 func (p *rmParser) finish() (*decide.Evidence, error) {
