@@ -109,6 +109,13 @@ func (w *world) workflowRun(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w.workflowRunWith(t, review)
+}
+
+// workflowRunWith is a completed workflow_run delivery of a run on the
+// pull request's head whose review artifact is review.
+func (w *world) workflowRunWith(t *testing.T, review []byte) []byte {
+	t.Helper()
 	runID := w.gh.AddWorkflowRun(owner, repo, ghfake.RunSpec{HeadSHA: w.head, HeadBranch: "feature/cart", PullRequests: []int{w.pr}})
 	w.gh.AddArtifact(owner, repo, runID, "review-results", ghfake.Zip(t, map[string][]byte{"review-results.json": review}))
 	return payload(t, map[string]any{"action": "completed", "installation": map[string]any{"id": 42}, "repository": w.repoJSON(),
@@ -323,5 +330,49 @@ func TestAnAbortWhoseEffectFailedIsCarriedOutOnTheRetry(t *testing.T) {
 	}
 	if n := len(w.gh.Reactions(owner, repo, id)); n != reactions {
 		t.Errorf("%d reactions after the retries, %d after the first attempt", n, reactions)
+	}
+}
+
+// A converged round whose closing of the fix issues GitHub refused for a
+// while fails as transient, and keeps the issues in its record; tried
+// again, it closes them — none is left open when the loop has converged.
+func TestAConvergedRoundWhoseIssuesFailedToCloseClosesThemOnTheRetry(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "review:\n  bot:\n    artifacts: [review-results]\n")
+	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", w.workflowRun(t)); err != nil {
+		t.Fatal(err)
+	}
+	opened := 0
+	for _, is := range w.gh.Issues(owner, repo) {
+		if !is.IsPull && is.State == "open" {
+			opened++
+		}
+	}
+	if opened == 0 {
+		t.Fatal("round 1 opened no fix issue")
+	}
+	w.head = w.gh.AddCommit(owner, repo, "feature/cart", map[string][]byte{"README.md": []byte("# shop\n"), "cart.go": []byte("package cart // fixed\n")}, w.head)
+	w.gh.MovePullHead(owner, repo, w.pr, w.head)
+	body := w.workflowRunWith(t, []byte(`{"review_score": 9, "gc_signal": "CONVERGED", "findings": []}`))
+	w.gh.Fail(ghfake.FailRule{Pattern: "PATCH /repos/{owner}/{repo}/issues/{issue_number}", Status: http.StatusBadGateway, Times: 5})
+	err := w.h.Handle(context.Background(), "d-2", "workflow_run", body)
+	if err == nil || !ghclient.Transient(err) || !strings.Contains(err.Error(), "fix issues") {
+		t.Fatalf("first attempt: %v; want a transient error naming the fix issues", err)
+	}
+	for attempt := 2; ; attempt++ {
+		if err = w.h.Handle(context.Background(), "d-2", "workflow_run", body); err == nil {
+			break
+		}
+		if attempt == 6 {
+			t.Fatalf("attempt %d: %v", attempt, err)
+		}
+	}
+	for _, is := range w.gh.Issues(owner, repo) {
+		if !is.IsPull && is.State != "closed" {
+			t.Errorf("issue #%d is %s after the loop converged", is.Number, is.State)
+		}
+	}
+	if comments := w.gh.Comments(owner, repo, w.pr); len(comments) != 1 || !strings.Contains(comments[0].Body, "CONVERGED") {
+		t.Errorf("comments %+v; want the one report, converged", comments)
 	}
 }

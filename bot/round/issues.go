@@ -14,8 +14,10 @@ import (
 // whether earlier rounds recorded issues that may be open; final is the
 // status of a settled loop (approved, aborted) or "". Converged and
 // settled loops close every open fix issue; an escalation leaves them to
-// the person who takes over.
-func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, recorded bool, final string) {
+// the person who takes over. It reports whether issues it was to close
+// may still be open (closing them failed): the round's record then keeps
+// them, so that the round carried out again closes them.
+func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, recorded bool, final string) (closePending bool) {
 	d := res.Decision
 	spec := publish.SyncSpec{Owner: or(e.Event.Owner, "OWNER"), Repo: or(e.Event.Repo, "REPO"), PR: pull.Number, PRURL: pull.HTMLURL,
 		LoopID: d.ID, Loop: d.Loop, Round: d.Round, Tasks: d.Tasks,
@@ -25,13 +27,13 @@ func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 		spec.CloseNote = settledNote(d.Loop, d.ID, pull.Number, final)
 	}
 	if !spec.Converged && len(d.Tasks) == 0 {
-		return // escalations keep the open issues as they are
+		return false // escalations keep the open issues as they are
 	}
 	if spec.Converged && !recorded {
-		return // nothing to close: a converged round costs no issue request
+		return false // nothing to close: a converged round costs no issue request
 	}
 	if !spec.Converged && !res.Settings.Issues {
-		return
+		return false
 	}
 	out, err := e.GH.SyncIssues(ctx, spec)
 	res.Planned = out.Planned
@@ -53,14 +55,15 @@ func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 		}
 	}
 	if err == nil {
-		return
+		return false
 	}
 	if d.Loop == decide.Audit && d.Outcome == decide.Fix {
 		escalate(d, "the revision tasks could not be created ("+ghclient.Explain(err)+"): escalated at once")
-		return
+		return false
 	}
 	d.Notes = append(d.Notes, "fix issues incomplete: "+ghclient.Explain(err))
 	res.incomplete(fmt.Errorf("fix issues: %w", err))
+	return spec.Converged
 }
 
 // settledNote is the comment that closes a fix issue of a loop settled
@@ -70,19 +73,23 @@ func settledNote(loop decide.Loop, id string, pr int, status string) string {
 	return fmt.Sprintf("Closed: the %s loop `%s` on #%d was %s with `/gc %s`; it starts no further fix round.", loop, id, pr, status, verb)
 }
 
-// openIssuesRecorded reports whether recorded rounds opened fix issues
-// that no later converged round closed.
-func openIssuesRecorded(rs []decide.RoundRecord) bool {
+// openIssues are the fix issues that recorded rounds opened and no later
+// converged round closed: those of the latest round that records any.
+func openIssues(rs []decide.RoundRecord) []int {
 	for i := len(rs) - 1; i >= 0; i-- {
 		if len(rs[i].Issues) > 0 {
-			return true
+			return rs[i].Issues
 		}
 		if rs[i].Decision == decide.Converge {
-			return false
+			return nil
 		}
 	}
-	return false
+	return nil
 }
+
+// openIssuesRecorded reports whether recorded rounds opened fix issues
+// that no later converged round closed.
+func openIssuesRecorded(rs []decide.RoundRecord) bool { return len(openIssues(rs)) > 0 }
 
 // taskSeverity ranks the tasks of a decision by the most severe finding
 // each one fixes: a finding of one of its files, or one it lists.

@@ -251,9 +251,12 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 	// those of the round this run replaces (a re-run after /gc approve),
 	// and those an earlier plan of this run opened.
 	recorded := openIssuesRecorded(st.Rounds) || kept.issues
+	var stillOpen []int // issues this round was to close and may not have
 	switch {
 	case pull != nil && (p.Settings.Issues || recorded):
-		e.syncIssues(ctx, res, pull, recorded, p.Final)
+		if e.syncIssues(ctx, res, pull, recorded, p.Final) {
+			stillOpen = openIssues(st.Rounds)
+		}
 		kept.issues = kept.issues || len(res.Issues) > 0
 	case pull == nil && p.Settings.Issues:
 		// Without a pull request (a dry run outside a pull request event)
@@ -268,7 +271,10 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 	}
 	rec := d.Record()
 	rec.RunID, rec.RunAttempt, rec.Actor = e.Event.RunID, e.Event.RunAttempt, e.Event.Actor
-	rec.Issues = append([]int{}, res.Issues...)
+	// A round that was to close issues and may not have keeps them in its
+	// record: the round carried out again (the bot retries it) sees them
+	// open and closes them; the record of one that closed them has none.
+	rec.Issues = append(append([]int{}, res.Issues...), stillOpen...)
 	rec.Commit = res.Commit
 	if prev := recordedRound(st, d.Round, sha); prev != nil && sameJudgment(*prev, rec) {
 		// A re-run that judged the same: the record (and so the report)
