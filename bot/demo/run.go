@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/webhook"
+	"github.com/gcloop/gcloop/internal/wait"
 )
 
 // Runner plays a script against a running bot.
@@ -45,7 +46,7 @@ func (r *Runner) Run(ctx context.Context, steps []Step) error {
 	start := time.Now()
 	var errs []error
 	for i, st := range steps {
-		if err := sleep(ctx, time.Until(start.Add(time.Duration(float64(st.At)*r.Pace)))); err != nil {
+		if err := wait.Sleep(ctx, time.Until(start.Add(time.Duration(float64(st.At)*r.Pace)))); err != nil {
 			return err
 		}
 		p := st.Pull(r.World)
@@ -83,7 +84,7 @@ func (r *Runner) await(ctx context.Context, st Step, p *Pull) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("not seen within %s: %w", r.Wait, err)
 		}
-		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+		if err := wait.Sleep(ctx, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}
@@ -111,18 +112,4 @@ func (r *Runner) Send(ctx context.Context, d Delivery) error {
 		return fmt.Errorf("deliver %s %s: the bot answered %s: %s", d.Event, d.ID, resp.Status, bytes.TrimSpace(body))
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gcloop/gcloop/bot/event"
+	"github.com/gcloop/gcloop/internal/wait"
 )
 
 // Log is what the feed reads of the store's event log; the bot's store
@@ -102,23 +103,12 @@ func (o Options) withDefaults() Options {
 		o.RetryWait = time.Second
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = wait.Sleep
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
 	return o
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // origin is one allowed origin: a host, and a scheme unless any scheme is

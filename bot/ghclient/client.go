@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcloop/gcloop/internal/wait"
 	"github.com/google/go-github/v62/github"
 	"golang.org/x/oauth2"
 )
@@ -103,7 +104,7 @@ func (o Options) withDefaults() Options {
 		o.MaxWait = 60 * time.Second
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = wait.Sleep
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -124,20 +125,6 @@ func (o Options) withDefaults() Options {
 		o.OnBlock = func(int64, time.Duration) {}
 	}
 	return o
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
 }
 
 // New returns a go-github client configured by o.

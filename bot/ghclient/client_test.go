@@ -571,18 +571,6 @@ func TestNewDefaultsAndBadURLs(t *testing.T) {
 	}
 }
 
-func TestSleepHonoursContext(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("sleep on a cancelled context = %v, want context.Canceled", err)
-	}
-	if err := sleep(context.Background(), time.Millisecond); err != nil {
-		t.Errorf("sleep = %v", err)
-	}
-}
-
 func TestTransportStopsWhenTheContextEnds(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,18 +9,7 @@ import (
 	"strings"
 )
 
-func (c *call) run() (*runState, bool) {
-	id, ok := c.intParam("run_id")
-	if !ok {
-		return nil, false
-	}
-	run, found := c.repo.runs[id]
-	if !found {
-		c.notFound()
-		return nil, false
-	}
-	return run, true
-}
+func (c *call) run() (*runState, bool) { return byID(c, "run_id", c.repo.runs) }
 
 func (c *call) getRun() {
 	if run, ok := c.run(); ok {

@@ -75,6 +75,22 @@ func (c *call) intParam(name string) (int64, bool) {
 	return n, true
 }
 
+// byID finds the item of m named by path parameter param, answering 404
+// when the parameter is no number or names none.
+func byID[T any](c *call, param string, m map[int64]T) (T, bool) {
+	var zero T
+	id, ok := c.intParam(param)
+	if !ok {
+		return zero, false
+	}
+	item, found := m[id]
+	if !found {
+		c.notFound()
+		return zero, false
+	}
+	return item, true
+}
+
 // paginate slices items to the requested page and sets the Link header.
 func (c *call) paginate(items []any) []any {
 	q := c.req.URL.Query()

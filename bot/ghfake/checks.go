@@ -234,16 +234,7 @@ func (c *call) createCheckRun() {
 }
 
 func (c *call) checkRun() (*checkRunState, bool) {
-	id, ok := c.intParam("check_run_id")
-	if !ok {
-		return nil, false
-	}
-	cr, found := c.repo.checkRuns[id]
-	if !found {
-		c.notFound()
-		return nil, false
-	}
-	return cr, true
+	return byID(c, "check_run_id", c.repo.checkRuns)
 }
 
 func (c *call) updateCheckRun() {
