@@ -41,12 +41,9 @@ func TestConcurrentObserveAndScrape(t *testing.T) {
 	go func() {
 		n := 0
 		defer func() { scraped <- n }()
+		// At least one scrape, however soon the observers are done: the
+		// loop looks for the stop after each, not before.
 		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
 			// t.Fatal may not be called here, off the test's goroutine.
 			rec := httptest.NewRecorder()
 			m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
@@ -68,6 +65,11 @@ func TestConcurrentObserveAndScrape(t *testing.T) {
 						t.Errorf("bucket %d below bucket %d", i, i-1)
 					}
 				}
+			}
+			select {
+			case <-stop:
+				return
+			default:
 			}
 		}
 	}()
