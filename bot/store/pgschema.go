@@ -74,9 +74,11 @@ CREATE TABLE gcloop_turns (
 	5: `ALTER TABLE gcloop_deliveries ADD COLUMN lease_outs integer NOT NULL DEFAULT 0;`,
 	// 6: the head of each key marked, so that a claim finds the next
 	// claimable delivery in one index probe however deep one key's
-	// backlog is (see heads.go). A replica of an older version inserts
+	// backlog is (see pgheads.go). A replica of an older version inserts
 	// rows marked as heads: a head too many costs a claim a probe, never
-	// a delivery.
+	// a delivery. And payloads stored as they are: compressing each 10 KB
+	// webhook body (pglz) was most of the database's CPU per delivery, for
+	// a body kept only until its delivery is done.
 	6: `
 ALTER TABLE gcloop_deliveries ADD COLUMN head boolean NOT NULL DEFAULT true;
 UPDATE gcloop_deliveries d SET head = false
@@ -86,6 +88,7 @@ WHERE d.state IN ('pending', 'claimed') AND d.key <> '' AND EXISTS (
 CREATE INDEX gcloop_deliveries_ready ON gcloop_deliveries (installation, seq) WHERE state = 'pending' AND head;
 CREATE INDEX gcloop_deliveries_claimed_key ON gcloop_deliveries (key) WHERE state = 'claimed';
 CREATE INDEX gcloop_deliveries_heads ON gcloop_deliveries (key, seq) WHERE head AND state IN ('pending', 'claimed');
+ALTER TABLE gcloop_deliveries ALTER COLUMN payload SET STORAGE EXTERNAL;
 `,
 }
 
