@@ -69,6 +69,12 @@ type Options struct {
 	// Installation is the App installation whose budget the client spends
 	// (0: a token's).
 	Installation int64
+	// MaxPaceWait, when positive, is the longest a request waits for the
+	// Pacer; a longer wait fails at once with a *PaceError (Wait says how
+	// long), so that a caller holding other work — a bot's worker holding
+	// a delivery — can hand it back and come again then. Zero waits up to
+	// the context's deadline.
+	MaxPaceWait time.Duration
 	// OnWait, if set, is told of every wait for the Pacer: write is true
 	// for a content-creating request.
 	OnWait func(installation int64, write bool, d time.Duration)

@@ -24,10 +24,11 @@ type Pacer interface {
 	Block(ctx context.Context, installation int64, d time.Duration) error
 }
 
-// PaceError is a request held back longer than its context allows: by its
-// installation's budget of content-creating requests, or by a block that a
-// rate limit (seen by any replica) set. Nothing was sent and, for a
-// content-creating request, nothing was booked.
+// PaceError is a request held back longer than its context (or
+// MaxPaceWait) allows: by its installation's budget of content-creating
+// requests, or by a block that a rate limit (seen by any replica) set.
+// Nothing was sent and, for a content-creating request, nothing was
+// booked.
 type PaceError struct {
 	Method       string
 	Path         string
@@ -53,8 +54,8 @@ func isWrite(method string) bool {
 
 // admit holds req back as long as the pacer says: a content-creating
 // request until its booking, any other until a block in force ends. A wait
-// that would end past the context's deadline is not started: admit returns
-// a *PaceError at once.
+// that would end past the context's deadline, or last longer than
+// MaxPaceWait, is not started: admit returns a *PaceError at once.
 func (t *Transport) admit(req *http.Request) error {
 	if t.pacer == nil {
 		return nil
@@ -63,6 +64,9 @@ func (t *Transport) admit(req *http.Request) error {
 	left := time.Duration(math.MaxInt64)
 	if dl, ok := ctx.Deadline(); ok {
 		left = time.Until(dl)
+	}
+	if t.maxPaceWait > 0 {
+		left = min(left, t.maxPaceWait)
 	}
 	write := isWrite(req.Method)
 	var (

@@ -319,3 +319,29 @@ func TestAPrimaryLimitOfAnotherResourceBlocksNothing(t *testing.T) {
 		t.Errorf("blocked %s by search's limit; want 0", d)
 	}
 }
+
+// TestAWaitOverMaxPaceWaitFailsAtOnce: with MaxPaceWait, a request whose
+// booking is further off than that is not sent, books nothing and says
+// how long it would have waited, whatever time its context has left.
+func TestAWaitOverMaxPaceWaitFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	clock := storetest.NewClock(start)
+	p := store.NewMemPacer(store.PaceLimits{PerMinute: 1, PerHour: 10}, clock.Now)
+	w := newPaceWorld(t, []store.Pacer{p}, clock, Options{MaxPaceWait: 10 * time.Second})
+	var n atomic.Int32
+	w.mux.HandleFunc("/repos/o/r/thing", okHandler(&n))
+	if _, err := w.send(t, 0, http.MethodPost); err != nil {
+		t.Fatal(err)
+	}
+	_, err := w.send(t, 0, http.MethodPost)
+	var pe *PaceError
+	if !errors.As(err, &pe) || pe.Wait != time.Minute || pe.Left != 10*time.Second {
+		t.Fatalf("second send = %v; want a *PaceError for a minute's wait, 10s allowed", err)
+	}
+	if n.Load() != 1 {
+		t.Errorf("the server got %d requests; want 1", n.Load())
+	}
+	if wait, booked, _ := p.Reserve(context.Background(), 42, time.Hour); !booked || wait != time.Minute {
+		t.Errorf("Reserve after the refusal = %v, %v; want the next slot, a minute off: the refused request booked none", wait, booked)
+	}
+}

@@ -70,6 +70,7 @@ type Transport struct {
 	rand          func() float64
 	logf          func(format string, args ...any)
 	pacer         Pacer // nil: no budget shared with other clients
+	maxPaceWait   time.Duration
 	installation  int64
 	onWait        func(installation int64, write bool, d time.Duration)
 	onBlock       func(installation int64, d time.Duration)
@@ -112,6 +113,7 @@ func newTransport(o Options) *Transport {
 		rand:          o.Rand,
 		logf:          o.Logf,
 		pacer:         o.Pacer,
+		maxPaceWait:   o.MaxPaceWait,
 		installation:  o.Installation,
 		onWait:        o.OnWait,
 		onBlock:       o.OnBlock,

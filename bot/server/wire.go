@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/access"
 	"github.com/gcloop/gcloop/bot/dash"
@@ -93,6 +94,13 @@ func (s *Server) wire() error {
 	return nil
 }
 
+// workerPaceWait is the longest a worker waits for an installation's
+// budget while it holds a delivery; a longer wait hands the delivery back
+// to the queue until the budget frees up, so that one installation over
+// its budget holds no worker that another installation's delivery could
+// use, and a worker that dies meanwhile costs the delivery no lease.
+const workerPaceWait = 10 * time.Second
+
 // github adds to o what every GitHub client of the bot shares: the pacer
 // of each installation's budget — in PostgreSQL, shared by every replica,
 // or this replica's own with the in-memory store — and its metrics, and
@@ -104,6 +112,7 @@ func (s *Server) github(o ghclient.Options) ghclient.Options {
 	} else {
 		o.Pacer = store.NewMemPacer(b.Writes, nil)
 	}
+	o.MaxPaceWait = workerPaceWait
 	pacing := s.metrics.Pacing()
 	o.OnWait, o.OnBlock = pacing.Wait, pacing.Block
 	o.Contents = ghclient.NewContentCache(b.ConfigCache)

@@ -25,6 +25,7 @@ const (
 func transient(err error, now time.Time) (wait time.Duration, ok bool) {
 	var (
 		we    *ghclient.WaitError
+		pe    *ghclient.PaceError
 		abuse *github.AbuseRateLimitError
 		rl    *github.RateLimitError
 		er    *github.ErrorResponse
@@ -32,6 +33,10 @@ func transient(err error, now time.Time) (wait time.Duration, ok bool) {
 	switch {
 	case errors.As(err, &we):
 		return we.Wait, true
+	case errors.As(err, &pe):
+		// The installation's budget frees up then: the delivery waits
+		// for it in the queue, not in a worker.
+		return pe.Wait, true
 	case errors.As(err, &abuse):
 		return abuse.GetRetryAfter(), true
 	case errors.As(err, &rl):

@@ -41,6 +41,7 @@ func TestTransientTellsFailuresThatPassFromOthers(t *testing.T) {
 		{"a primary rate limit", &github.RateLimitError{Rate: github.Rate{Reset: github.Timestamp{Time: now.Add(2 * time.Minute)}}}, true, 2 * time.Minute},
 		{"a secondary rate limit", &github.AbuseRateLimitError{RetryAfter: &minute}, true, time.Minute},
 		{"a wait the client refused", fmt.Errorf("x: %w", &ghclient.WaitError{Status: 429, Wait: 10 * time.Minute}), true, 10 * time.Minute},
+		{"the installation's budget holding a request back", fmt.Errorf("x: %w", &ghclient.PaceError{Method: "POST", Path: "/repos/o/r/issues", Installation: 7, Wait: 48 * time.Second, Left: 10 * time.Second}), true, 48 * time.Second},
 		{"a timeout", context.DeadlineExceeded, true, 0},
 		{"a network error", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, true, 0},
 		{"one loop's 502 among others' errors", errors.Join(errors.New("loop a: bad config"), ghErr(502, nil, "")), true, 0},
