@@ -147,6 +147,9 @@ func delimiterCells(line []byte) int {
 	if w, _ := util.IndentWidth(line, 0); w > 3 {
 		return 0
 	}
+	if bytes.ContainsAny(line, "\v\f") {
+		return 0 // a vertical tab or form feed is content to a delimiter row, not space
+	}
 	if len(bytes.Trim(line, markdownSpace+"-|:")) != 0 {
 		return 0
 	}

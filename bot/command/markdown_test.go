@@ -2,6 +2,7 @@ package command
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -18,18 +19,35 @@ func gfmTables() parser.Parser {
 }
 
 // fewerHeaderCells reports whether body has a line that could be a header
-// row with fewer cells than the delimiter row under it. GitHub (and the GFM
-// specification) then sees no table, and neither does tableCutter;
-// goldmark pads the header row and sees one.
+// row with fewer cells than the delimiter row under it — as it stands, or
+// as the paragraph text of a list item or block quote it opens ("* |"
+// holds the row "|"). GitHub (and the GFM specification) then sees no
+// table, and neither does tableCutter; goldmark pads the header row and
+// sees one.
 func fewerHeaderCells(body string) bool {
 	lines := strings.Split(normalizeNewlines(body), "\n")
 	for i := 1; i < len(lines); i++ {
-		if d := delimiterCells([]byte(lines[i])); d > 0 && rowCells([]byte(lines[i-1])) < d {
-			return true
+		d := delimiterCells([]byte(lines[i]))
+		if d == 0 {
+			continue
+		}
+		for header := lines[i-1]; ; {
+			if rowCells([]byte(header)) < d {
+				return true
+			}
+			inner := containerMarker.ReplaceAllString(header, "")
+			if inner == header {
+				break
+			}
+			header = inner
 		}
 	}
 	return false
 }
+
+// containerMarker is the marker of a list item or block quote at the start
+// of a line, with the spaces after it.
+var containerMarker = regexp.MustCompile(`^[ \t]*(?:[*+>-]|[0-9]{1,9}[.)])[ \t]*`)
 
 func TestHeaderRowWithFewerCellsIsNoTable(t *testing.T) {
 	t.Parallel()
