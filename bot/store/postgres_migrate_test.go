@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,28 +20,11 @@ func TestPostgresMigratesAVersion2Database(t *testing.T) {
 	t.Parallel()
 	url := pgtest.URL(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for v := 1; v <= 2; v++ {
-		if _, err := conn.Exec(ctx, store.Migrations[v]); err != nil {
-			t.Fatalf("version %d: %v", v, err)
-		}
-	}
-	for _, sql := range []string{
-		`CREATE TABLE gcloop_schema_migrations (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())`,
-		`INSERT INTO gcloop_schema_migrations (version) VALUES (1), (2)`,
+	oldDatabase(t, url, 2,
 		`INSERT INTO gcloop_deliveries (id, event, key, installation, received, state, attempts, finished)
 		 VALUES ('old', 'issue_comment', 'o/r#1', 42, now(), 'failed', 5, now())`,
 		`INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received)
-		 VALUES ('waiting', 'issue_comment', '{}', 'o/r#2', 42, now())`,
-	} {
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	conn.Close(ctx)
+		 VALUES ('waiting', 'issue_comment', '{}', 'o/r#2', 42, now())`)
 
 	s := openPostgres(t, url, store.Options{})
 	if n := query[int](t, url, `SELECT max(version) FROM gcloop_schema_migrations`); n != store.SchemaVersion {
@@ -75,31 +59,14 @@ func TestPostgresMigratesAVersion5QueueToHeads(t *testing.T) {
 	t.Parallel()
 	url := pgtest.URL(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for v := 1; v <= 5; v++ {
-		if _, err := conn.Exec(ctx, store.Migrations[v]); err != nil {
-			t.Fatalf("version %d: %v", v, err)
-		}
-	}
-	for _, sql := range []string{
-		`CREATE TABLE gcloop_schema_migrations (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())`,
-		`INSERT INTO gcloop_schema_migrations (version) VALUES (1), (2), (3), (4), (5)`,
+	oldDatabase(t, url, 5,
 		`INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received, state, worker, lease_until, attempts)
 		 VALUES ('busy', 'issue_comment', '{}', 'o/r#1', 42, now(), 'claimed', 'w-old', now() + interval '1 hour', 1)`,
 		`INSERT INTO gcloop_deliveries (id, event, payload, key, installation, received) VALUES
 		 ('next', 'issue_comment', '{}', 'o/r#1', 42, now()),
 		 ('last', 'issue_comment', '{}', 'o/r#1', 42, now()),
 		 ('alone', 'issue_comment', '{}', 'o/r#2', 42, now()),
-		 ('keyless', 'ping', '{}', '', 42, now())`,
-	} {
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	conn.Close(ctx)
+		 ('keyless', 'ping', '{}', '', 42, now())`)
 
 	s := openPostgres(t, url, store.Options{})
 	if heads := query[string](t, url, `SELECT string_agg(id, ' ' ORDER BY seq) FROM gcloop_deliveries WHERE head`); heads != "busy alone keyless" {
@@ -127,5 +94,29 @@ func TestPostgresMigratesAVersion5QueueToHeads(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[alone keyless next last]" {
 		t.Errorf("claimed %v; want [alone keyless next last]", got)
+	}
+}
+
+// oldDatabase makes the database at url what a bot of schema version left:
+// the schema's versions up to it, recorded, and then rows.
+func oldDatabase(t *testing.T, url string, version int, rows ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for v := 1; v <= version; v++ {
+		if _, err := conn.Exec(ctx, store.Migrations[v]); err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+	}
+	stmts := []string{`CREATE TABLE gcloop_schema_migrations (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())`,
+		`INSERT INTO gcloop_schema_migrations (version) SELECT generate_series(1, ` + strconv.Itoa(version) + `)`}
+	for _, sql := range append(stmts, rows...) {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
 	}
 }
