@@ -88,6 +88,9 @@ type Result struct {
 	Incomplete error
 	// checkPlanned: a dry run recorded the check run (Check) and wrote none.
 	checkPlanned bool
+	// Group is set when the run checked a merge queue's group
+	// (Engine.MergeGroup); Decision is then nil.
+	Group *GroupResult
 }
 
 // incomplete records the first effect of the round that failed.
