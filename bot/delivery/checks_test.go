@@ -316,6 +316,19 @@ func TestApproveButtonSettlesTheLoop(t *testing.T) {
 	if got := w.gh.CheckRuns(owner, repo); len(got) != 1 || got[0].Conclusion != "success" || !strings.Contains(got[0].Title, "approved by lead") {
 		t.Errorf("check runs %+v, want the run settled to success", got)
 	}
+	// The same click handled again (its delivery tried again after an
+	// effect failed) is the command applied: ignored, the check run
+	// settled again, no second action in the state.
+	events := len(w.log.types())
+	if err := w.h.Handle(context.Background(), "d-2", "check_run", w.checkRunEvent(t, cr, "requested_action", "approve", "lead")); err != nil {
+		t.Fatal(err)
+	}
+	if ev := w.commandEvent(t, events); ev["ignored"] != "the loop already applied this command (a redelivery)" || ev["refused"] != false {
+		t.Errorf("command event %v, want the click ignored as applied", ev)
+	}
+	if st := w.state(t, w.pr); len(st.Actions) != 1 {
+		t.Errorf("actions %+v, want the one approve", st.Actions)
+	}
 	// An unknown button, or a bot's click, does nothing.
 	for _, tt := range []struct{ id, sender string }{{"deploy", "lead"}, {"retry", "renovate[bot]"}} {
 		from := len(w.gh.Requests())

@@ -33,7 +33,10 @@ var buttonVerbs = map[string]command.Verb{check.ActionRetry: command.Retry, chec
 // differs: there is no comment to react to or reply on, so a refusal
 // writes nothing to GitHub — it is in the result (CommandResult.Refused
 // and Reply) for the driver's feed and log. The command's time is the
-// engine's clock at the click's delivery.
+// engine's clock at the click's delivery; the same click handled again
+// (its delivery tried again) is told from the state: the loop's last
+// command, by the same person, with the loop as it left it — ignored,
+// and what follows from an approve carried out again.
 func (e *Engine) Press(ctx context.Context, b Button) (*Result, error) {
 	res := &Result{}
 	verb, ok := buttonVerbs[b.Identifier]
@@ -54,6 +57,6 @@ func (e *Engine) Press(ctx context.Context, b Button) (*Result, error) {
 		e.log().Printf("button: %s on loop %s by @%s refused: %s", b.Identifier, b.LoopID, b.Sender, eff.Reply)
 		return nil
 	}
-	g := giver{author: b.Sender, number: b.PR, at: e.Now().UTC().Truncate(time.Second), start: func() {}, refuse: refuse, done: func() {}}
+	g := giver{author: b.Sender, number: b.PR, at: e.Now().UTC().Truncate(time.Second), start: func() {}, refuse: refuse, done: func() {}, untimed: true}
 	return e.carryOut(ctx, res, cmd, b.LoopID, g)
 }

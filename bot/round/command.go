@@ -133,6 +133,32 @@ type giver struct {
 	// say it.
 	refuse func(command.Effect) error
 	done   func() // the command was carried out
+	// untimed: GitHub gave the command no time of its own (a button's
+	// click); at is when it was handled, so the same click handled again
+	// is told by the state (repeated), not by its time.
+	untimed bool
+}
+
+// repeated reports whether the loop's last applied command is cmd by
+// author and the loop is still as it left it: an untimed command handled
+// again (its delivery tried again after an effect failed).
+func repeated(st *decide.State, cmd command.Command, author string) bool {
+	if st == nil || len(st.Actions) == 0 {
+		return false
+	}
+	last := st.Actions[len(st.Actions)-1]
+	if last.Command != string(cmd.Verb) || !strings.EqualFold(last.By, author) {
+		return false
+	}
+	switch cmd.Verb {
+	case command.Retry:
+		return st.Status == decide.StateOpen && st.NewRound
+	case command.Approve:
+		return st.Status == decide.StateApproved
+	case command.Abort:
+		return st.Status == decide.StateAborted
+	}
+	return false
 }
 
 // ignored records a command ignored without an answer.
@@ -170,7 +196,11 @@ func (e *Engine) carryOut(ctx context.Context, res *Result, cmd command.Command,
 	if err != nil {
 		return res, fmt.Errorf("read the report comment: %w", err)
 	}
-	if why := command.Older(found.State, cmd, g.author, g.at); why != "" {
+	why := command.Older(found.State, cmd, g.author, g.at)
+	if why == "" && g.untimed && repeated(found.State, cmd, g.author) {
+		why = command.IgnoredApplied
+	}
+	if why != "" {
 		if why == command.IgnoredApplied && (cmd.Verb == command.Approve || cmd.Verb == command.Abort) {
 			// This very command again (a redelivery, or a retry after an
 			// effect failed): the state has it, and what follows from it
