@@ -155,3 +155,21 @@ func groupCheck(t *testing.T, w *world, sha string) ghfake.CheckRun {
 	}
 	return *found
 }
+
+// A dry run on merge_group reads nothing from GitHub and says what it
+// would check.
+func TestMergeGroupDryRun(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, nil)
+	group, payload := w.mergeGroup(w.pr)
+	from := len(w.gh.Requests())
+	r := w.runAction(step{event: "merge_group", payload: payload, inputs: map[string]string{"loop": "review", "dry-run": "true"},
+		extra: map[string]string{"GITHUB_SHA": group}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "the log", r.stdout, "dry run: would check loops review on the pull requests of merge group "+group[:7])
+	if got := w.requestsSince(from); len(got) != 0 {
+		t.Errorf("a dry run made %q", got)
+	}
+}
