@@ -65,6 +65,13 @@ func TestMergeGroupCheckFromTheLoopsOfItsPullRequests(t *testing.T) {
 	if r := w.runAction(step2); r.outputs["decision"] != "escalate" {
 		t.Fatalf("setup #%d: exit %d outputs %v\n%s", pr2, r.code, r.outputs, r.stderr)
 	}
+	// The action's check run has no buttons: GitHub would send their
+	// clicks to GitHub Actions, the App of GITHUB_TOKEN, not to gcloop.
+	for _, c := range w.gh.CheckRuns(owner, repo) {
+		if len(c.Actions) != 0 {
+			t.Errorf("the action's check run %s on %s has buttons %+v", c.Name, c.HeadSHA, c.Actions)
+		}
+	}
 
 	group, payload := w.mergeGroup(w.pr, pr2)
 	from := len(w.gh.Requests())

@@ -232,7 +232,7 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop decide.Loop, id string, names []string) error {
 	run := ev.GetWorkflowRun()
 	rev := &round.Event{Name: "workflow_run", Run: run, RunID: run.GetID(), RunAttempt: run.GetRunAttempt(), Actor: ev.GetSender().GetLogin(), SHA: run.GetHeadSHA()}
-	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), rev, round.Options{Loop: loop, ID: id, Comment: true, Check: true, Timeout: h.Timeout})
+	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), rev, round.Options{Loop: loop, ID: id, Comment: true, Check: true, Buttons: true, Timeout: h.Timeout})
 	if err != nil {
 		return err
 	}

@@ -54,14 +54,15 @@ func (e *Engine) checkSpec(d *decide.Decision, sha string) *check.Spec {
 	summary, _ := report.Markdown(d, report.Options{BlobURL: e.Event.BlobURL(sha), RunURL: e.Event.RunURL()}) // empty when it does not render: publishCheck refuses it
 	return &check.Spec{Owner: e.Event.Owner, Repo: e.Event.Repo, SHA: sha, LoopID: d.ID, Conclusion: check.ConclusionOf(d),
 		Title: CheckTitle(d), Summary: summary, DetailsURL: e.Event.RunURL(), Annotations: checkAnnotations(d), Now: e.Now(),
-		Actions: checkButtons(d)}
+		Actions: e.checkButtons(d)}
 }
 
 // checkButtons are the buttons of the round's check run: "Retry round"
 // and "Approve" on an escalation a person must handle (not on an aborted
-// loop, which nothing restarts), none otherwise.
-func checkButtons(d *decide.Decision) []check.Action {
-	if d.Outcome != decide.Escalate || d.Verdict == abortedVerdict || check.ConclusionOf(d) != check.Failure {
+// loop, which nothing restarts), none otherwise or when the driver
+// receives no clicks (Options.Buttons).
+func (e *Engine) checkButtons(d *decide.Decision) []check.Action {
+	if !e.Opts.Buttons || d.Outcome != decide.Escalate || d.Verdict == abortedVerdict || check.ConclusionOf(d) != check.Failure {
 		return nil
 	}
 	return check.EscalatedActions()
