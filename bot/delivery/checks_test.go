@@ -373,3 +373,26 @@ func lastCheck(t *testing.T, gh *ghfake.Server, sha string) ghfake.CheckRun {
 	}
 	return *out
 }
+
+// A click on a fork's check run names no pull request: queued under its
+// head commit, it is queued again under its pull request's key before it
+// does anything, so it never runs beside other work on that pull request.
+func TestAForksClickIsQueuedAgainUnderItsPullRequest(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "review:\n  bot:\n    artifacts: [review-results]\n")
+	body := w.checkRunEvent(t, ghfake.CheckRun{ID: 9, Name: "gcloop / review", HeadSHA: w.head, Status: "completed", Conclusion: "failure"}, "requested_action", "retry", "lead")
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["check_run"].(map[string]any)["pull_requests"] = []any{}
+	from := len(w.gh.Requests())
+	err := w.h.Handle(delivery.WithKey(context.Background(), "octo/shop@"+w.head), "d-1", "check_run", payload(t, m))
+	var rk *delivery.RekeyError
+	if !errors.As(err, &rk) || rk.Key != fmt.Sprintf("octo/shop#%d", w.pr) {
+		t.Fatalf("Handle = %v, want a RekeyError to octo/shop#%d", err, w.pr)
+	}
+	if m := mutations(w.gh, from); len(m) != 0 {
+		t.Errorf("wrote %v before it was queued again", m)
+	}
+}
