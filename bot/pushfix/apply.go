@@ -174,7 +174,7 @@ func apply(f *gitdiff.File, src []byte) ([]byte, error) {
 	// The patch was checked as it was read (ReadPatch): what fails now
 	// is the old content, which is not what the patch was made on — a
 	// hunk past its end as much as one whose lines differ.
-	msg := strings.TrimPrefix(err.Error(), "gitdiff: ")
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "gitdiff: "), "conflict: ")
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		msg = "the old file ends before the hunk does"
 	}

@@ -32,6 +32,11 @@ type Options struct {
 	Timeout time.Duration
 	// Overrides layer over the configuration file.
 	Overrides config.Overrides
+	// PushStartsRuns says that the driver's token starts workflow runs
+	// with its pushes (a GitHub App's installation token, unlike
+	// GITHUB_TOKEN): a fix commit then starts the next round by itself,
+	// and no dispatch follows it.
+	PushStartsRuns bool
 }
 
 // Input is what the driver gathered for a round.
@@ -51,6 +56,12 @@ type Input struct {
 	// they could not be read.
 	Baseline    *decide.TestFacts
 	BaselineErr error
+	// Patch is the generator's change handed over as a patch in an
+	// artifact (the fork-safe split: the generator had no write access);
+	// when set, or PatchErr says why it could not be read, it is the
+	// round's change set instead of the workspace's.
+	Patch    *pushfix.Patch
+	PatchErr error
 	// APIError is a GitHub failure met before the round (finding the pull
 	// request): the round is then decided on the evidence alone.
 	APIError error
@@ -292,6 +303,10 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 	// 3. The next round: once, and not for a loop a person settled.
 	switch {
 	case res.Commit == "" || p.Settings.Dispatch == "" || res.Dispatched || p.Final != "":
+	case e.Opts.PushStartsRuns:
+		// The commit's own push event starts the PR's workflows: a
+		// dispatch would run the next round twice.
+		d.Notes = append(d.Notes, fmt.Sprintf("the fix commit %s starts the pull request's workflows itself (pushed with an App token): %s was not dispatched", shortSHA(res.Commit), p.Settings.Dispatch))
 	case d.Round >= d.MaxRounds:
 		// Past the cap (grants included) no next round starts.
 		d.Notes = append(d.Notes, fmt.Sprintf("round %d is at the cap of %d rounds: the next round was not dispatched (/gc retry grants one)", d.Round, d.MaxRounds))
