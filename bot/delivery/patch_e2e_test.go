@@ -24,7 +24,7 @@ var patchHeadFiles = map[string][]byte{
 
 const (
 	// patchNewTest adds total_test.go.
-	patchNewTest = "diff --git a/total_test.go b/total_test.go\nnew file mode 100644\nindex 0000000..a6cb7d5\n--- /dev/null\n+++ b/total_test.go\n@@ -0,0 +1,9 @@\n+package cart\n+\n+import \"testing\"\n+\n+func TestTotalAgain(t *testing.T) {\n+\tif Total() != 1 {\n+\t\tt.Fatal(\"again\")\n+\t}\n+}\n"
+	patchNewTest   = "diff --git a/total_test.go b/total_test.go\nnew file mode 100644\nindex 0000000..a6cb7d5\n--- /dev/null\n+++ b/total_test.go\n@@ -0,0 +1,9 @@\n+package cart\n+\n+import \"testing\"\n+\n+func TestTotalAgain(t *testing.T) {\n+\tif Total() != 1 {\n+\t\tt.Fatal(\"again\")\n+\t}\n+}\n"
 	newTestContent = "package cart\n\nimport \"testing\"\n\nfunc TestTotalAgain(t *testing.T) {\n\tif Total() != 1 {\n\t\tt.Fatal(\"again\")\n\t}\n}\n"
 	// patchDeletesTest empties cart_test.go of TestTotal.
 	patchDeletesTest = "diff --git a/cart_test.go b/cart_test.go\nindex 88b418a..5ce858c 100644\n--- a/cart_test.go\n+++ b/cart_test.go\n@@ -1,9 +1 @@\n package cart\n-\n-import \"testing\"\n-\n-func TestTotal(t *testing.T) {\n-\tif Total() != 1 {\n-\t\tt.Fatal(\"total\")\n-\t}\n-}\n"
