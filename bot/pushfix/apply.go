@@ -128,7 +128,7 @@ func (a applier) file(f *gitdiff.File) ([]guard.Change, error) {
 		return nil, err
 	}
 	if len(out) > MaxFileSize {
-		return nil, fmt.Errorf("%s: %d bytes after the patch, over GitHub's %d-byte file limit: %w", f.NewName, len(out), MaxFileSize, ErrPatch)
+		return nil, fmt.Errorf("%d bytes after the patch, over GitHub's %d-byte file limit: %w", len(out), MaxFileSize, ErrPatch)
 	}
 	if err := sameBlobOf(f.NewOIDPrefix, out, f.NewName); err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func sameBlob(prefix, sha, side, p string) error {
 		return nil
 	}
 	if !strings.HasPrefix(sha, strings.ToLower(prefix)) {
-		return fmt.Errorf("%s: the patch was made against blob %s, the head commit has %s: %w", p, prefix, shortID(sha), ErrConflict)
+		return fmt.Errorf("the patch was made against blob %s of %s, the head commit has %s: %w", prefix, p, shortID(sha), ErrConflict)
 	}
 	return nil
 }
@@ -199,7 +199,7 @@ func sameBlobOf(prefix string, content []byte, p string) error {
 		return nil
 	}
 	if id := BlobID(content); !strings.HasPrefix(id, strings.ToLower(prefix)) {
-		return fmt.Errorf("%s: the patch applied gives blob %s, its index line says %s: %w", p, shortID(id), prefix, ErrConflict)
+		return fmt.Errorf("the patch applied gives blob %s for %s, its index line says %s: %w", shortID(id), p, prefix, ErrConflict)
 	}
 	return nil
 }
