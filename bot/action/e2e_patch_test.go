@@ -11,8 +11,8 @@ import (
 // The head's cart_test.go, and patches a generator without write access
 // made against it with git diff --binary.
 const (
-	patchCartTest = "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif Total() != 1 {\n\t\tt.Fatal(\"total\")\n\t}\n}\n"
-	patchAddsTest = "diff --git a/total_test.go b/total_test.go\nnew file mode 100644\nindex 0000000..88eb002\n--- /dev/null\n+++ b/total_test.go\n@@ -0,0 +1,5 @@\n+package cart\n+\n+import \"testing\"\n+\n+func TestEmpty(t *testing.T) {}\n"
+	patchCartTest  = "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif Total() != 1 {\n\t\tt.Fatal(\"total\")\n\t}\n}\n"
+	patchAddsTest  = "diff --git a/total_test.go b/total_test.go\nnew file mode 100644\nindex 0000000..88eb002\n--- /dev/null\n+++ b/total_test.go\n@@ -0,0 +1,5 @@\n+package cart\n+\n+import \"testing\"\n+\n+func TestEmpty(t *testing.T) {}\n"
 	patchDropsTest = "diff --git a/cart_test.go b/cart_test.go\nindex 88b418a..5ce858c 100644\n--- a/cart_test.go\n+++ b/cart_test.go\n@@ -1,9 +1 @@\n package cart\n-\n-import \"testing\"\n-\n-func TestTotal(t *testing.T) {\n-\tif Total() != 1 {\n-\t\tt.Fatal(\"total\")\n-\t}\n-}\n"
 	junitBaseline  = `<testsuites><testsuite name="cart" tests="1"><testcase classname="cart" name="TestTotal"/></testsuite></testsuites>`
 )
