@@ -44,7 +44,12 @@ const (
 // dispatches ci.yml after a fix commit.
 func patchWorld(t *testing.T, pull ...func(*ghfake.PullSpec)) *world {
 	t.Helper()
-	const config = "coverage:\n  dispatch: ci.yml\n  bot:\n    artifacts: [coverage]\n"
+	return patchWorldWith(t, "coverage:\n  dispatch: ci.yml\n  bot:\n    artifacts: [coverage]\n", pull...)
+}
+
+// patchWorldWith is patchWorld with the repository's configuration.
+func patchWorldWith(t *testing.T, config string, pull ...func(*ghfake.PullSpec)) *world {
+	t.Helper()
 	gh := ghfake.New(t)
 	gh.AddRepo(owner, repo, 100, "main")
 	gh.AddToken(token, bot, true)
@@ -221,5 +226,22 @@ func TestTheBotEscalatesAPatchForAForksPullRequest(t *testing.T) {
 	comments := w.gh.Comments(owner, repo, w.pr)
 	if len(comments) != 1 || !strings.Contains(comments[0].Body, "ESCALATE") || !strings.Contains(comments[0].Body, "fork") {
 		t.Fatalf("report %+v: want an escalation that names the fork", comments)
+	}
+}
+
+func TestAPatchIsNotAppliedWhenTheLoopPushesNothing(t *testing.T) {
+	t.Parallel()
+	w := patchWorldWith(t, "coverage:\n  commit: false\n  bot:\n    artifacts: [coverage]\n")
+	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", w.coverageRun(t, coverageFiles(patchNewTest, junitAfter))); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range w.gh.Requests() {
+		if strings.Contains(r.Path, "/git/") || strings.Contains(r.Path, "/contents/") && !strings.Contains(r.Path, "gcloop.yml") {
+			t.Errorf("%s %s: the patch was read against the head though the loop pushes nothing", r.Method, r.Path)
+		}
+	}
+	comments := w.gh.Comments(owner, repo, w.pr)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, "it was not applied") {
+		t.Fatalf("report %+v: want a note that the patch was not applied", comments)
 	}
 }

@@ -257,6 +257,8 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 			kept.pushed = true
 			kept.commitNote = pushedReason(len(res.Pushfix.Accepted), res.Commit)
 		}
+	case in.Patch != nil || in.PatchErr != nil:
+		d.Notes = append(d.Notes, "the run handed over a patch of the generator's change; it was not applied: only an open coverage loop with commit on pushes test-only changes")
 	}
 	// 2. The fix issues. Those of earlier rounds may still be open: also
 	// those of the round this run replaces (a re-run after /gc approve),
