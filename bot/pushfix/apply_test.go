@@ -160,3 +160,26 @@ func TestApplyPatchSymlinksAndSubmodulesAreUnpushable(t *testing.T) {
 		t.Errorf("the guard accepted a changed symbolic link")
 	}
 }
+
+// The patch the documented workflow makes: git add --all --intent-to-add,
+// then git diff --binary HEAD; new files come as additions, a new binary
+// file as a literal.
+func TestApplyPatchOfTheDocumentedWorkflow(t *testing.T) {
+	t.Parallel()
+	patch, err := os.ReadFile("testdata/intent-to-add.patch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := applyText(t, map[string]fakeFile{"a_test.go": {ModeFile, "a\n"}}, string(patch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []change{
+		{"a_test.go", "a\n", "a\nb\n", true, true, ModeFile, ModeFile},
+		{"new_test.go", "", "n\n", false, true, "", ModeFile},
+		{"sub/x.bin", "", "\x00bin", false, true, "", ModeFile},
+	}
+	if diff := cmp.Diff(want, changesOf(s.Changes)); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+}
