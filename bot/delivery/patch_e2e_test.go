@@ -182,6 +182,8 @@ func TestTheBotRefusesAPatchItMustNotPush(t *testing.T) {
 			[]string{"refused and not pushed (reverted)", "cart.go", "not a test file"}},
 		{"a patch to a protected branch", patchNewTest, junitAfter, true,
 			[]string{"refused and not pushed (reverted)", "protected branch"}},
+		{"a patch to a workflow", "diff --git a/.github/workflows/ci_test.yml b/.github/workflows/ci_test.yml\nnew file mode 100644\n--- /dev/null\n+++ b/.github/workflows/ci_test.yml\n@@ -0,0 +1 @@\n+on: push\n", junitAfter, false,
+			[]string{"refused and not pushed (reverted)", `workflow\_file`}},
 		{"a patch that cannot be read", "diff --git a/../x_test.go b/../x_test.go\nnew file mode 100644\n--- /dev/null\n+++ b/../x_test.go\n@@ -0,0 +1 @@\n+x\n", junitAfter, false,
 			[]string{"refused and not pushed (reverted)", "coverage/gcloop-changes.patch", "not a clean repository-relative path"}},
 	}
@@ -243,5 +245,30 @@ func TestAPatchIsNotAppliedWhenTheLoopPushesNothing(t *testing.T) {
 	comments := w.gh.Comments(owner, repo, w.pr)
 	if len(comments) != 1 || !strings.Contains(comments[0].Body, "it was not applied") {
 		t.Fatalf("report %+v: want a note that the patch was not applied", comments)
+	}
+}
+
+func TestAPatchOnAHeadThatMovedSinceTheRunIsAConflict(t *testing.T) {
+	t.Parallel()
+	w := patchWorld(t)
+	body := w.coverageRun(t, coverageFiles(patchNewTest, junitAfter))
+	files := map[string][]byte{"later.go": []byte("package cart\n")}
+	for k, v := range patchHeadFiles {
+		files[k] = v
+	}
+	moved := w.gh.AddCommit(owner, repo, "feature/cart", files, w.head)
+	w.gh.MovePullHead(owner, repo, w.pr, moved)
+	if err := w.h.Handle(context.Background(), "d-1", "workflow_run", body); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitWrites(w.gh, 0); len(got) != 0 {
+		t.Errorf("wrote %v: a patch made on %s must not land on %s", got, w.head, moved)
+	}
+	if at := w.gh.Ref(owner, repo, "heads/feature/cart"); at != moved {
+		t.Errorf("branch at %s, want it left at %s", at, moved)
+	}
+	comments := w.gh.Comments(owner, repo, w.pr)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, "conflict") || !strings.Contains(comments[0].Body, "moved") {
+		t.Fatalf("report %+v: want the moved head reported as a conflict", comments)
 	}
 }
