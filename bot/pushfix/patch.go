@@ -1,6 +1,7 @@
 package pushfix
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -72,7 +73,7 @@ func ReadPatch(name string, r io.Reader, lim PatchLimits) (*Patch, error) {
 	if n := countFileHeaders(data); n > lim.MaxFiles {
 		return nil, fmt.Errorf("%s: %d file headers (\"diff --git\" lines), more than %d: %w", name, n, lim.MaxFiles, ErrPatch)
 	}
-	files, _, err := gitdiff.Parse(strings.NewReader(string(data)))
+	files, _, err := gitdiff.Parse(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", name, strings.TrimPrefix(err.Error(), "gitdiff: "), ErrPatch)
 	}
@@ -96,12 +97,11 @@ func ReadPatch(name string, r io.Reader, lim PatchLimits) (*Patch, error) {
 
 // countFileHeaders counts the lines that start a file of a git diff.
 func countFileHeaders(data []byte) int {
-	n := 0
-	s := string(data)
-	if strings.HasPrefix(s, "diff --git ") {
+	n := bytes.Count(data, []byte("\ndiff --git "))
+	if bytes.HasPrefix(data, []byte("diff --git ")) {
 		n++
 	}
-	return n + strings.Count(s, "\ndiff --git ")
+	return n
 }
 
 // checkPatchFile refuses a file change that no test generator's diff
