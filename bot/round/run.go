@@ -308,7 +308,7 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 	case e.Opts.PushStartsRuns:
 		// The commit's own push event starts the PR's workflows: a
 		// dispatch would run the next round twice.
-		d.Notes = append(d.Notes, fmt.Sprintf("the fix commit %s starts the pull request's workflows itself (pushed with an App token): %s was not dispatched", shortSHA(res.Commit), p.Settings.Dispatch))
+		d.Notes = append(d.Notes, fmt.Sprintf("the fix commit %s starts the pull request's workflows itself (pushed with a token other than GITHUB_TOKEN): %s was not dispatched", shortSHA(res.Commit), p.Settings.Dispatch))
 	case d.Round >= d.MaxRounds:
 		// Past the cap (grants included) no next round starts.
 		d.Notes = append(d.Notes, fmt.Sprintf("round %d is at the cap of %d rounds: the next round was not dispatched (/gc retry grants one)", d.Round, d.MaxRounds))
