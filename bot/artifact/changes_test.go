@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -91,4 +92,42 @@ func TestEvidenceSaysWhyThePatchOrBaselineCannotBeRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzUnpackChanges unpacks an artifact whose patch and baseline hold
+// arbitrary bytes, the way Evidence does: no panic, the readers stay
+// within the budget, and a patch or baseline that cannot be read is kept
+// as the round's reason, never returned as an error of the delivery.
+func FuzzUnpackChanges(f *testing.F) {
+	f.Add([]byte(newTest), []byte(junitBefore))
+	f.Add([]byte("diff --git a/x_test.go b/x_test.go\nGIT binary patch\nliteral 6\nNcmZQzWJ=1+0{{Yf0X+Z!\n\n"), []byte(`{"Action":"pass","Package":"p","Test":"TestA"}`+"\n"))
+	f.Add([]byte("diff --git a/../x b/../x\n"), []byte("<testsuites>"))
+	const budget = 64 << 10
+	f.Fuzz(func(t *testing.T, patch, baseline []byte) {
+		data := buildZip(t, entry{name: "gcloop-changes.patch", data: string(patch)}, entry{name: "out/gcloop-baseline.json", data: string(baseline)})
+		out := &Read{}
+		b := &Budget{}
+		err := out.unpack("art", bytes.NewReader(data), int64(len(data)), decide.Coverage, Limits{Budget: budget}, b)
+		if b.Used > budget+64<<10 {
+			t.Fatalf("the readers took %d bytes of a %d budget", b.Used, budget)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("unpack: %v: only the budget may fail the artifact", err)
+			}
+			return
+		}
+		if (out.Patch == nil) == (out.PatchErr == nil) {
+			t.Fatalf("patch %v, error %v: want exactly one", out.Patch, out.PatchErr)
+		}
+		if out.PatchErr != nil && !errors.Is(out.PatchErr, pushfix.ErrPatch) {
+			t.Fatalf("patch error %v: want ErrPatch", out.PatchErr)
+		}
+		if (out.Baseline == nil) == (out.BaselineErr == nil) {
+			t.Fatalf("baseline %v, error %v: want exactly one", out.Baseline, out.BaselineErr)
+		}
+		if len(out.Pieces) != 0 {
+			t.Fatalf("the patch or the baseline was read as evidence: %+v", out.Pieces)
+		}
+	})
 }

@@ -91,8 +91,14 @@ func readOne(ctx context.Context, gh artifactsAPI, plain *http.Client, owner, re
 		return err
 	}
 	defer sp.Close()
+	return out.unpack(name, sp, sp.Size, loop, lim, b)
+}
+
+// unpack reads the artifact called name from r (size bytes) into out:
+// its evidence, its patch and its baseline, within lim and b.
+func (out *Read) unpack(name string, r io.ReaderAt, size int64, loop decide.Loop, lim Limits, b *Budget) error {
 	keep := func(file string, head []byte) bool { return evidence.RoleOf(file, head) != evidence.Passed }
-	skipped, err := UnpackFiles(name, sp, sp.Size, lim, b, evidence.SniffLen, keep, func(file string, r io.Reader) error {
+	skipped, err := UnpackFiles(name, r, size, lim, b, evidence.SniffLen, keep, func(file string, r io.Reader) error {
 		full := name + "/" + file
 		switch evidence.RoleOf(file, nil) {
 		case evidence.Patch:
