@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ func ApplyPatch(ctx context.Context, git gitAPI, contents contentsAPI, owner, re
 	}
 	s := &Snapshot{HeadSHA: headSHA, BaseTree: treeSHA, Modes: map[string]string{}}
 	sc := scanner{ctx: ctx, contents: contents, owner: owner, repo: repo, headSHA: headSHA, snap: s}
-	a := applier{tree: tree, old: func(path string, e treeFile) ([]byte, error) {
+	a := applier{tree: tree, dirs: treeDirs(tree), old: func(path string, e treeFile) ([]byte, error) {
 		if e.mode == ModeSubmodule {
 			return []byte("Subproject commit " + e.sha + "\n"), nil
 		}
@@ -85,7 +86,34 @@ func ApplyPatch(ctx context.Context, git gitAPI, contents contentsAPI, owner, re
 // applier applies file changes onto a tree whose old contents old reads.
 type applier struct {
 	tree map[string]treeFile
+	dirs map[string]bool // the tree's directories
 	old  func(path string, e treeFile) ([]byte, error)
+}
+
+// treeDirs lists the directories of a tree's files.
+func treeDirs(tree map[string]treeFile) map[string]bool {
+	dirs := map[string]bool{}
+	for p := range tree {
+		for d := path.Dir(p); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	return dirs
+}
+
+// placeable refuses a new file where the tree has a directory, or below
+// one of the tree's files: a workspace cannot hold either, and a tree
+// built with it would replace a directory or a file wholesale.
+func (a applier) placeable(p string) error {
+	if a.dirs[p] {
+		return fmt.Errorf("%s is a directory in the head commit's tree: %w", p, ErrConflict)
+	}
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if _, ok := a.tree[d]; ok {
+			return fmt.Errorf("%s lies under %s, a file in the head commit's tree: %w", p, d, ErrConflict)
+		}
+	}
+	return nil
 }
 
 // file applies one file change and returns the changes it makes: one, or
@@ -120,8 +148,13 @@ func (a applier) file(f *gitdiff.File) ([]guard.Change, error) {
 		}
 		return []guard.Change{{Path: f.OldName, Old: src, OldExists: true, OldMode: srcMode}}, nil
 	}
-	if _, exists := a.tree[f.NewName]; exists && (f.IsNew || f.IsRename || f.IsCopy) {
-		return nil, fmt.Errorf("%s is already in the head commit's tree: %w", f.NewName, ErrConflict)
+	if f.IsNew || f.IsRename || f.IsCopy {
+		if _, exists := a.tree[f.NewName]; exists {
+			return nil, fmt.Errorf("%s is already in the head commit's tree: %w", f.NewName, ErrConflict)
+		}
+		if err := a.placeable(f.NewName); err != nil {
+			return nil, err
+		}
 	}
 	out, err := apply(f, src)
 	if err != nil {

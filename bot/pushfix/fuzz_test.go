@@ -108,7 +108,7 @@ func FuzzApplyPatch(f *testing.F) {
 			"x.bin":     {mode: ModeFile, sha: BlobID([]byte("\x00\x01\x02bin"))},
 		}
 		content := map[string][]byte{"a_test.go": []byte("x\n"), "x.bin": []byte("\x00\x01\x02bin")}
-		a := applier{tree: tree, old: func(p string, _ treeFile) ([]byte, error) { return content[p], nil }}
+		a := applier{tree: tree, dirs: treeDirs(tree), old: func(p string, _ treeFile) ([]byte, error) { return content[p], nil }}
 		seen := map[string]bool{}
 		for _, file := range p.Files {
 			cs, err := a.file(file)
