@@ -31,7 +31,11 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 	}
 	judged, how := e.judgedCommit(pull)
 	if judged == "" {
-		d.Notes = append(d.Notes, "the workspace changes were not judged: "+how)
+		what := "the workspace changes were"
+		if in.Patch != nil || in.PatchErr != nil {
+			what = "the generator's patch was"
+		}
+		d.Notes = append(d.Notes, what+" not judged: "+how)
 		return true
 	}
 	snap, refused, ok := e.changeSet(ctx, d, in, judged)
