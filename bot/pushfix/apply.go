@@ -143,7 +143,7 @@ func (a applier) file(f *gitdiff.File) ([]guard.Change, error) {
 	if f.IsDelete {
 		// Deleting applies the hunks too: the file must hold exactly what
 		// the patch removes.
-		if _, err := apply(f, src); err != nil {
+		if _, err := apply(f, src, MaxFileSize); err != nil {
 			return nil, err
 		}
 		return []guard.Change{{Path: f.OldName, Old: src, OldExists: true, OldMode: srcMode}}, nil
@@ -156,12 +156,9 @@ func (a applier) file(f *gitdiff.File) ([]guard.Change, error) {
 			return nil, err
 		}
 	}
-	out, err := apply(f, src)
+	out, err := apply(f, src, MaxFileSize)
 	if err != nil {
 		return nil, err
-	}
-	if len(out) > MaxFileSize {
-		return nil, fmt.Errorf("%d bytes after the patch, over GitHub's %d-byte file limit: %w", len(out), MaxFileSize, ErrPatch)
 	}
 	if err := sameBlobOf(f.NewOIDPrefix, out, f.NewName); err != nil {
 		return nil, err
@@ -185,12 +182,33 @@ func (a applier) file(f *gitdiff.File) ([]guard.Change, error) {
 	return []guard.Change{{Path: f.NewName, Old: src, OldExists: true, OldMode: srcMode, New: out, NewExists: true, NewMode: newMode}}, nil
 }
 
-// apply applies f's hunks (or binary fragment) to src exactly.
-func apply(f *gitdiff.File, src []byte) ([]byte, error) {
-	var dst bytes.Buffer
-	err := gitdiff.Apply(&dst, bytes.NewReader(src), f)
+// errTooLarge ends an apply whose result grows past its limit.
+var errTooLarge = errors.New("the result is too large")
+
+// cappedBuffer is a buffer that refuses to grow past max bytes: a binary
+// delta of a few bytes can copy the old file over and over.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.Len()+len(p) > c.max {
+		return 0, errTooLarge
+	}
+	return c.Buffer.Write(p)
+}
+
+// apply applies f's hunks (or binary fragment) to src exactly; the result
+// may be at most max bytes.
+func apply(f *gitdiff.File, src []byte, max int) ([]byte, error) {
+	dst := &cappedBuffer{max: max}
+	err := gitdiff.Apply(dst, bytes.NewReader(src), f)
 	if err == nil {
 		return dst.Bytes(), nil
+	}
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("more than %d bytes after the patch, over GitHub's file limit: %w", max, ErrPatch)
 	}
 	var ae *gitdiff.ApplyError
 	where := ""

@@ -16,6 +16,9 @@ const (
 	DefaultPatchBytes = 16 << 20
 	// DefaultPatchFiles is the most files one patch may change.
 	DefaultPatchFiles = 500
+	// DefaultPatchBinary is the bytes the binary changes of one patch may
+	// inflate to, all together: 64 MiB.
+	DefaultPatchBinary = 64 << 20
 )
 
 // PatchLimits bound what a patch may hold; zero fields take the defaults.
@@ -24,6 +27,8 @@ type PatchLimits struct {
 	MaxBytes int64
 	// MaxFiles is the number of files it changes.
 	MaxFiles int
+	// MaxBinary is the bytes its binary changes inflate to, together.
+	MaxBinary int64
 }
 
 func (l PatchLimits) withDefaults() PatchLimits {
@@ -32,6 +37,9 @@ func (l PatchLimits) withDefaults() PatchLimits {
 	}
 	if l.MaxFiles <= 0 {
 		l.MaxFiles = DefaultPatchFiles
+	}
+	if l.MaxBinary <= 0 {
+		l.MaxBinary = DefaultPatchBinary
 	}
 	return l
 }
@@ -57,7 +65,10 @@ type Patch struct {
 // path must be a clean repository-relative path (no "..", no ".git", no
 // absolute path), no path may be changed twice, and a binary change must
 // carry its data (`GIT binary patch`). Every error names the file and,
-// where the parser knows it, the line, and wraps ErrPatch. An empty patch
+// where the parser knows it, the line, and wraps ErrPatch. Binary changes
+// are inflated and counted before they are parsed (checkBinary): each
+// within its declared size and GitHub's file limit, all within
+// lim.MaxBinary. An empty patch
 // is no error: it changes nothing.
 func ReadPatch(name string, r io.Reader, lim PatchLimits) (*Patch, error) {
 	lim = lim.withDefaults()
@@ -72,6 +83,9 @@ func ReadPatch(name string, r io.Reader, lim PatchLimits) (*Patch, error) {
 	// empty diffs is refused before a million files are built.
 	if n := countFileHeaders(data); n > lim.MaxFiles {
 		return nil, fmt.Errorf("%s: %d file headers (\"diff --git\" lines), more than %d: %w", name, n, lim.MaxFiles, ErrPatch)
+	}
+	if err := checkBinary(data, MaxFileSize, lim.MaxBinary); err != nil {
+		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrPatch)
 	}
 	files, _, err := gitdiff.Parse(bytes.NewReader(data))
 	if err != nil {
