@@ -19,6 +19,10 @@ const (
 	// DefaultPatchBinary is the bytes the binary changes of one patch may
 	// inflate to, all together: 64 MiB.
 	DefaultPatchBinary = 64 << 20
+	// DefaultPatchLines is the most lines one patch may have. The parser
+	// keeps about 55 bytes a line (16 MiB of one-character lines would be
+	// 400 MB), so lines are capped beside bytes.
+	DefaultPatchLines = 500_000
 )
 
 // PatchLimits bound what a patch may hold; zero fields take the defaults.
@@ -29,6 +33,8 @@ type PatchLimits struct {
 	MaxFiles int
 	// MaxBinary is the bytes its binary changes inflate to, together.
 	MaxBinary int64
+	// MaxLines is the number of lines of the patch.
+	MaxLines int
 }
 
 func (l PatchLimits) withDefaults() PatchLimits {
@@ -40,6 +46,9 @@ func (l PatchLimits) withDefaults() PatchLimits {
 	}
 	if l.MaxBinary <= 0 {
 		l.MaxBinary = DefaultPatchBinary
+	}
+	if l.MaxLines <= 0 {
+		l.MaxLines = DefaultPatchLines
 	}
 	return l
 }
@@ -61,7 +70,7 @@ type Patch struct {
 
 // ReadPatch reads a `git diff --binary` (the output of `git diff --binary
 // HEAD`, with or without `--full-index`) named name from r, within lim.
-// The patch is outside input: its size and file count are capped, every
+// The patch is outside input: its size, lines and file count are capped, every
 // path must be a clean repository-relative path (no "..", no ".git", no
 // absolute path), no path may be changed twice, and a binary change must
 // carry its data (`GIT binary patch`). Every error names the file and,
@@ -79,8 +88,12 @@ func ReadPatch(name string, r io.Reader, lim PatchLimits) (*Patch, error) {
 	if int64(len(data)) > lim.MaxBytes {
 		return nil, fmt.Errorf("%s: more than %d bytes, the limit for a patch: %w", name, lim.MaxBytes, ErrPatch)
 	}
-	// Count the file headers before parsing, so that a patch of a million
-	// empty diffs is refused before a million files are built.
+	// Count lines and file headers before parsing, so that a patch of a
+	// million empty diffs, or of a million one-character lines, is refused
+	// before the parser builds them.
+	if n := bytes.Count(data, []byte("\n")); n > lim.MaxLines {
+		return nil, fmt.Errorf("%s: more than %d lines, the limit for a patch: %w", name, lim.MaxLines, ErrPatch)
+	}
 	if n := countFileHeaders(data); n > lim.MaxFiles {
 		return nil, fmt.Errorf("%s: %d file headers (\"diff --git\" lines), more than %d: %w", name, n, lim.MaxFiles, ErrPatch)
 	}

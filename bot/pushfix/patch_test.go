@@ -19,6 +19,7 @@ func TestReadPatchRefusesWithOneLineNamingTheFileAndPlace(t *testing.T) {
 		say         string
 	}{
 		{"too large", newFile("a_test.go"), PatchLimits{MaxBytes: 20}, "more than 20 bytes"},
+		{"too many lines", newFile("a_test.go"), PatchLimits{MaxLines: 5}, "more than 5 lines"},
 		{"too many files", newFile("a_test.go") + newFile("b_test.go"), PatchLimits{MaxFiles: 1}, "more than 1"},
 		{"hunk counts lie", "diff --git a/a_test.go b/a_test.go\n--- a/a_test.go\n+++ b/a_test.go\n@@ -1,3 +1,3 @@\n-x\n+y\n", PatchLimits{}, "line "},
 		{"climbs out", newFile("../evil_test.go"), PatchLimits{}, "not a clean repository-relative path"},
