@@ -3,6 +3,7 @@ module github.com/gcloop/gcloop
 go 1.26.0
 
 require (
+	github.com/bluekeyes/go-gitdiff v0.8.1
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/chromedp/chromedp v0.23.0
 	github.com/getkin/kin-openapi v0.133.0

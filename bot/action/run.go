@@ -56,7 +56,10 @@ var ErrNoPull = round.ErrNoPull
 func (r *Runner) engine() (*round.Engine, error) {
 	e := &round.Engine{Event: &r.Ctx.Event, Log: r.Log, Now: r.Now, Opts: round.Options{
 		Loop: r.Opts.Loop, ID: r.Opts.ID, Config: r.Opts.Config, Comment: r.Opts.Comment, Check: r.Opts.Check,
-		StateKey: r.Opts.StateKey, Timeout: r.Opts.Timeout, Overrides: r.Opts.Overrides}}
+		StateKey: r.Opts.StateKey, Timeout: r.Opts.Timeout, Overrides: r.Opts.Overrides,
+		// bot-login names an App installation token, whose pushes start
+		// workflows (GITHUB_TOKEN's do not).
+		PushStartsRuns: r.Opts.BotLogin != ""}}
 	if r.Log == nil {
 		e.Log = nil // no typed nil in the interface
 	}
@@ -104,7 +107,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	default:
 		in.APIError = err
 	}
-	pieces, err := r.readEvidence(ctx, res)
+	pieces, art, err := r.readEvidence(ctx, res)
 	if err != nil {
 		if !artifact.Refused(err) || in.Pull == nil || in.APIError != nil {
 			return nil, err
@@ -129,6 +132,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		in.Own = append(in.Own, b)
 	}
 	in.Baseline, in.BaselineErr = r.readBaseline()
+	r.handOver(&in, art)
 	if err := eng.Run(ctx, in, res); err != nil {
 		return nil, err
 	}
@@ -138,30 +142,32 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// readEvidence reads the workspace evidence and the artifacts.
-func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evidence, error) {
+// readEvidence reads the workspace evidence and the artifacts; the
+// artifacts' read is returned too (nil without artifacts), for the patch
+// and baseline they may hand over.
+func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evidence, *artifact.Read, error) {
 	ws, err := evidence.OpenWorkspace(r.Ctx.Workspace)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer ws.Close()
 	files, err := ws.Files(r.Opts.Evidence)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res.EvidenceFiles = files
 	pieces, err := ws.Read(files, r.Opts.Loop)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, e := range pieces {
 		r.Log.logEvidence(files[i], e)
 	}
 	if len(r.Opts.Artifacts) == 0 {
-		return pieces, nil
+		return pieces, nil, nil
 	}
 	if r.GH == nil {
-		return nil, errors.New("input artifacts: downloading artifacts needs the API; a dry run reads workspace evidence only")
+		return nil, nil, errors.New("input artifacts: downloading artifacts needs the API; a dry run reads workspace evidence only")
 	}
 	runID := r.Opts.RunID
 	if runID == 0 {
@@ -172,7 +178,7 @@ func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evide
 	}
 	read, err := artifact.Evidence(ctx, r.GH.Actions, r.Plain, r.Ctx.Owner, r.Ctx.Repo, runID, r.Opts.Artifacts, r.Opts.Loop, artifact.Limits{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.Log.Printf("artifacts of workflow run %d: %d found for %s", runID, read.Artifacts, strings.Join(r.Opts.Artifacts, ", "))
 	for _, name := range read.Skipped {
@@ -182,7 +188,7 @@ func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evide
 		r.Log.logEvidence("artifact "+p.Name, p.Evidence)
 		pieces = append(pieces, p.Evidence)
 	}
-	return pieces, nil
+	return pieces, read, nil
 }
 
 // readBaseline reads the baseline input: test results of the unchanged

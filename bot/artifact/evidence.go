@@ -2,11 +2,13 @@ package artifact
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 
 	"github.com/gcloop/gcloop/bot/evidence"
+	"github.com/gcloop/gcloop/bot/pushfix"
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -33,6 +35,17 @@ type Read struct {
 	Skipped []string
 	// Unpacked is the uncompressed bytes the readers took, of lim.Budget.
 	Unpacked int64
+	// Patch is the generator's change handed over as a file
+	// (evidence.PatchName), read with pushfix.ReadPatch; PatchErr says why
+	// it could not be read (malformed, over its caps, two of them), and
+	// the change is then refused. Both nil: the run left no patch.
+	Patch    *pushfix.Patch
+	PatchErr error
+	// Baseline is the test results of the unchanged commit beside the
+	// patch (evidence.BaselinePrefix); BaselineErr why they could not be
+	// read.
+	Baseline    *decide.TestFacts
+	BaselineErr error
 }
 
 // Evidence downloads the artifacts names of workflow run runID (see List)
@@ -42,8 +55,12 @@ type Read struct {
 // against lim before they are downloaded (their announced size), spooled
 // to temporary files that are gone when Evidence returns, and unpacked
 // file by file straight into the evidence readers, all of them together
-// within lim.Budget. An artifact over a limit, or unsafe, is an error for
-// which Refused is true.
+// within lim.Budget. A generator's change handed over as a patch
+// (evidence.PatchName) and the test results of the unchanged commit beside
+// it (evidence.BaselinePrefix) are told by name, kept in Read.Patch and
+// Read.Baseline, charged to the same budget, and never read as evidence.
+// An artifact over a limit, or unsafe, is an error for which Refused is
+// true.
 func Evidence(ctx context.Context, gh runAPI, plain *http.Client, owner, repo string, runID int64, names []string, loop decide.Loop, lim Limits) (*Read, error) {
 	lim = lim.withDefaults()
 	arts, err := List(ctx, gh, owner, repo, runID, names)
@@ -74,8 +91,21 @@ func readOne(ctx context.Context, gh artifactsAPI, plain *http.Client, owner, re
 		return err
 	}
 	defer sp.Close()
-	skipped, err := Unpack(name, sp, sp.Size, lim, b, evidence.SniffLen, evidence.Known, func(file string, r io.Reader) error {
+	return out.unpack(name, sp, sp.Size, loop, lim, b)
+}
+
+// unpack reads the artifact called name from r (size bytes) into out:
+// its evidence, its patch and its baseline, within lim and b.
+func (out *Read) unpack(name string, r io.ReaderAt, size int64, loop decide.Loop, lim Limits, b *Budget) error {
+	keep := func(file string, head []byte) bool { return evidence.RoleOf(file, head) != evidence.Passed }
+	skipped, err := UnpackFiles(name, r, size, lim, b, evidence.SniffLen, keep, func(file string, r io.Reader) error {
 		full := name + "/" + file
+		switch evidence.RoleOf(file, nil) {
+		case evidence.Patch:
+			return out.readPatch(full, r)
+		case evidence.Baseline:
+			return out.readBaseline(full, r)
+		}
 		e, err := evidence.Read(full, r, loop)
 		if err != nil {
 			return fmt.Errorf("artifact %s: %w", name, err)
@@ -87,4 +117,38 @@ func readOne(ctx context.Context, gh artifactsAPI, plain *http.Client, owner, re
 		out.Skipped = append(out.Skipped, name+"/"+s)
 	}
 	return err
+}
+
+// readPatch reads the generator's patch; a patch that is refused is kept
+// as PatchErr (the round says why), a failure to read it is an error.
+func (out *Read) readPatch(name string, r io.Reader) error {
+	if out.Patch != nil || out.PatchErr != nil {
+		out.Patch, out.PatchErr = nil, fmt.Errorf("two patches of the generator's change (%s and another): %w", name, pushfix.ErrPatch)
+		return nil
+	}
+	p, err := pushfix.ReadPatch(name, r, pushfix.PatchLimits{})
+	switch {
+	case errors.Is(err, pushfix.ErrPatch):
+		out.PatchErr = err
+	case err != nil:
+		return fmt.Errorf("artifact file %s: %w", name, err)
+	default:
+		out.Patch = p
+	}
+	return nil
+}
+
+// readBaseline reads the test results of the unchanged commit.
+func (out *Read) readBaseline(name string, r io.Reader) error {
+	if out.Baseline != nil || out.BaselineErr != nil {
+		out.Baseline, out.BaselineErr = nil, fmt.Errorf("two baselines (%s and another): which one holds the tests before the change cannot be told", name)
+		return nil
+	}
+	t, err := evidence.ReadTests(name, r)
+	if err != nil {
+		out.BaselineErr = fmt.Errorf("baseline: %w", err)
+		return nil
+	}
+	out.Baseline = t
+	return nil
 }

@@ -104,6 +104,13 @@ func IsZip(data []byte) bool {
 // entry; a limit exceeded while fn reads ends Unpack with that error,
 // whatever fn returned.
 func Unpack(name string, r io.ReaderAt, size int64, lim Limits, b *Budget, sniffLen int, keep func(head []byte) bool, fn func(file string, r io.Reader) error) (skipped []string, err error) {
+	return UnpackFiles(name, r, size, lim, b, sniffLen, func(_ string, head []byte) bool { return keep(head) }, fn)
+}
+
+// UnpackFiles is Unpack whose keep also sees each file's name (cleaned,
+// relative to the artifact's root), for files told by name as well as by
+// content: the patch of a generator's change and its baseline.
+func UnpackFiles(name string, r io.ReaderAt, size int64, lim Limits, b *Budget, sniffLen int, keep func(file string, head []byte) bool, fn func(file string, r io.Reader) error) (skipped []string, err error) {
 	lim = lim.withDefaults()
 	if size > lim.MaxZip {
 		return nil, fmt.Errorf("artifact %q: %d bytes, more than %s: %w", name, size, Size(lim.MaxZip), ErrTooLarge)
@@ -206,7 +213,7 @@ func checkEntries(name string, entries []*zip.File, lim Limits) ([]fileEntry, er
 
 // feed sniffs each file and streams those keep accepts to fn, metered.
 // Headers can lie: what comes out is counted, never taken from them.
-func feed(name string, files []fileEntry, lim Limits, b *Budget, sniffLen int, keep func([]byte) bool, fn func(string, io.Reader) error) (skipped []string, err error) {
+func feed(name string, files []fileEntry, lim Limits, b *Budget, sniffLen int, keep func(string, []byte) bool, fn func(string, io.Reader) error) (skipped []string, err error) {
 	head := make([]byte, max(sniffLen, 0))
 	for _, f := range files {
 		fail := func(format string, args ...any) error {
@@ -222,7 +229,7 @@ func feed(name string, files []fileEntry, lim Limits, b *Budget, sniffLen int, k
 			rc.Close()
 			return nil, fail("read: %w", err)
 		}
-		if !keep(head[:n]) {
+		if !keep(f.name, head[:n]) {
 			rc.Close()
 			skipped = append(skipped, f.name)
 			continue

@@ -232,7 +232,8 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop decide.Loop, id string, names []string) error {
 	run := ev.GetWorkflowRun()
 	rev := &round.Event{Name: "workflow_run", Run: run, RunID: run.GetID(), RunAttempt: run.GetRunAttempt(), Actor: ev.GetSender().GetLogin(), SHA: run.GetHeadSHA()}
-	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), rev, round.Options{Loop: loop, ID: id, Comment: true, Check: true, Buttons: true, Timeout: h.Timeout})
+	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), rev, round.Options{Loop: loop, ID: id, Comment: true, Check: true, Buttons: true, Timeout: h.Timeout,
+		PushStartsRuns: true})
 	if err != nil {
 		return err
 	}
@@ -278,7 +279,11 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 		if err != nil {
 			return err
 		}
-		if err := e.Run(ctx, round.Input{Pull: pull, Evidence: evidence}, res); errors.Is(err, round.ErrStaleRun) {
+		// The generator's change, when its run handed one over as a patch,
+		// with the test results of the unchanged head beside it.
+		in := round.Input{Pull: pull, Evidence: evidence, Patch: read.Patch, PatchErr: read.PatchErr,
+			Baseline: read.Baseline, BaselineErr: read.BaselineErr}
+		if err := e.Run(ctx, in, res); errors.Is(err, round.ErrStaleRun) {
 			// An older run than the loop's last judged one: recorded, ignored.
 			h.emit(ctx, e, pull.Number, id, event.Round, map[string]any{"run": run.GetID(), "sha": run.GetHeadSHA(), "ignored": err.Error()})
 			return fmt.Errorf("%w: %v", ErrIgnored, err)

@@ -3,6 +3,7 @@ package pushfix
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -80,6 +81,49 @@ func FuzzScan(f *testing.F) {
 		p := Plan(s.Changes, nil, nil, guard.Metrics{}, guard.Options{})
 		if !p.Guard.OK() && len(p.Accepted) != 0 {
 			t.Fatalf("a refused plan accepts %d changes", len(p.Accepted))
+		}
+	})
+}
+
+// FuzzApplyPatch reads any bytes as a patch and applies what it reads to
+// a small tree in memory: no input may crash the reader or the apply, and
+// whatever applies changes only clean paths, each once.
+func FuzzApplyPatch(f *testing.F) {
+	if all, err := os.ReadFile("testdata/all.patch"); err == nil {
+		f.Add(all)
+	}
+	f.Add([]byte("diff --git a/a_test.go b/a_test.go\n--- a/a_test.go\n+++ b/a_test.go\n@@ -1 +1,2 @@\n x\n+y\n"))
+	f.Add([]byte("diff --git a/a_test.go b/c_test.go\nsimilarity index 100%\nrename from a_test.go\nrename to c_test.go\n"))
+	f.Add([]byte("diff --git a/x.bin b/x.bin\nGIT binary patch\nliteral 6\nNcmZQzWJ=1+0{{Yf0X+Z!\n\nliteral 0\nHcmV?d00001\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ReadPatch("fuzz.patch", bytes.NewReader(data), PatchLimits{MaxBytes: 1 << 16, MaxFiles: 20})
+		if err != nil {
+			if !errors.Is(err, ErrPatch) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q: want one line wrapping ErrPatch", err)
+			}
+			return
+		}
+		tree := map[string]treeFile{
+			"a_test.go": {mode: ModeFile, sha: BlobID([]byte("x\n"))},
+			"x.bin":     {mode: ModeFile, sha: BlobID([]byte("\x00\x01\x02bin"))},
+		}
+		content := map[string][]byte{"a_test.go": []byte("x\n"), "x.bin": []byte("\x00\x01\x02bin")}
+		a := applier{tree: tree, dirs: treeDirs(tree), old: func(p string, _ treeFile) ([]byte, error) { return content[p], nil }}
+		seen := map[string]bool{}
+		for _, file := range p.Files {
+			cs, err := a.file(file)
+			if err != nil {
+				if !errors.Is(err, ErrConflict) && !errors.Is(err, ErrPatch) {
+					t.Fatalf("apply %s: %v: want ErrConflict or ErrPatch", fileName(file), err)
+				}
+				continue
+			}
+			for _, c := range cs {
+				if !safePath(c.Path) || seen[c.Path] {
+					t.Fatalf("change of %q: unsafe or twice", c.Path)
+				}
+				seen[c.Path] = true
+			}
 		}
 	})
 }

@@ -31,26 +31,20 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 	}
 	judged, how := e.judgedCommit(pull)
 	if judged == "" {
-		d.Notes = append(d.Notes, "the workspace changes were not judged: "+how)
+		what := "the workspace changes were"
+		if in.Patch != nil || in.PatchErr != nil {
+			what = "the generator's patch was"
+		}
+		d.Notes = append(d.Notes, what+" not judged: "+how)
 		return true
 	}
-	if in.Workspace == "" {
-		d.Notes = append(d.Notes, "the workspace changes were not judged: no workspace")
-		return true
-	}
-	ws := pushfix.Workspace{Dir: in.Workspace, Ignore: ownFiles(in.Own)}
-	snap, err := e.GH.Snapshot(ctx, judged, ws)
-	switch {
-	case errors.Is(err, ErrOffline):
-		d.Notes = append(d.Notes, "dry run: the workspace changes are judged against the PR head, which needs the API; no commit planned")
-		return true
-	case err != nil:
-		d.Notes = append(d.Notes, "the workspace changes could not be judged: "+ghclient.Explain(err))
+	snap, refused, ok := e.changeSet(ctx, d, in, judged)
+	if !ok {
 		return true
 	}
 	d.Notes = append(d.Notes, snap.Notes...)
 	changes := snap.Changes
-	if len(changes) == 0 {
+	if len(changes) == 0 && refused == nil {
 		return true
 	}
 	var m guard.Metrics
@@ -65,6 +59,9 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 	// Reasons beyond the guard's that the change set cannot be pushed; any
 	// of them refuses it as a whole.
 	var extra []guard.Violation
+	if refused != nil {
+		extra = append(extra, *refused)
+	}
 	for _, u := range snap.Unpushable {
 		extra = append(extra, guard.Violation{Kind: "unpushable", File: u.Path, Detail: u.Reason})
 	}

@@ -34,6 +34,9 @@ type GitHub interface {
 	FindReport(ctx context.Context, pr int, loopID string) (report.Found, error)
 	// Snapshot compares the workspace with commit sha.
 	Snapshot(ctx context.Context, sha string, ws pushfix.Workspace) (*pushfix.Snapshot, error)
+	// ApplyPatch applies the generator's patch to the tree of commit sha
+	// in memory: the same change set as Snapshot's.
+	ApplyPatch(ctx context.Context, sha string, p *pushfix.Patch) (*pushfix.Snapshot, error)
 	// Permission is user's role on the repository ("none" … "admin")
 	// and whether it reaches min.
 	Permission(ctx context.Context, user, min string) (level string, ok bool, err error)
@@ -150,6 +153,11 @@ func (l *Live) FindReport(ctx context.Context, pr int, loopID string) (report.Fo
 // Snapshot implements GitHub.
 func (l *Live) Snapshot(ctx context.Context, sha string, ws pushfix.Workspace) (*pushfix.Snapshot, error) {
 	return pushfix.Scan(ctx, l.Client.Git, l.Client.Repositories, l.Owner, l.Repo, sha, ws)
+}
+
+// ApplyPatch implements GitHub.
+func (l *Live) ApplyPatch(ctx context.Context, sha string, p *pushfix.Patch) (*pushfix.Snapshot, error) {
+	return pushfix.ApplyPatch(ctx, l.Client.Git, l.Client.Repositories, l.Owner, l.Repo, sha, p)
 }
 
 // Permission implements GitHub.

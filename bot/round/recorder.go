@@ -58,6 +58,11 @@ func (r *Recorder) Snapshot(context.Context, string, pushfix.Workspace) (*pushfi
 	return nil, ErrOffline
 }
 
+// ApplyPatch implements GitHub: the old contents need the API.
+func (r *Recorder) ApplyPatch(context.Context, string, *pushfix.Patch) (*pushfix.Snapshot, error) {
+	return nil, ErrOffline
+}
+
 // Permission implements GitHub: it needs the API.
 func (r *Recorder) Permission(context.Context, string, string) (string, bool, error) {
 	return "", false, ErrOffline

@@ -37,6 +37,11 @@ type Options struct {
 	Timeout time.Duration
 	// Overrides layer over the configuration file.
 	Overrides config.Overrides
+	// PushStartsRuns says that the driver's token starts workflow runs
+	// with its pushes (a GitHub App's installation token, unlike
+	// GITHUB_TOKEN): a fix commit then starts the next round by itself,
+	// and no dispatch follows it.
+	PushStartsRuns bool
 }
 
 // Input is what the driver gathered for a round.
@@ -56,6 +61,12 @@ type Input struct {
 	// they could not be read.
 	Baseline    *decide.TestFacts
 	BaselineErr error
+	// Patch is the generator's change handed over as a patch in an
+	// artifact (the fork-safe split: the generator had no write access);
+	// when set, or PatchErr says why it could not be read, it is the
+	// round's change set instead of the workspace's.
+	Patch    *pushfix.Patch
+	PatchErr error
 	// APIError is a GitHub failure met before the round (finding the pull
 	// request): the round is then decided on the evidence alone.
 	APIError error
@@ -254,6 +265,8 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 			kept.pushed = true
 			kept.commitNote = pushedReason(len(res.Pushfix.Accepted), res.Commit)
 		}
+	case in.Patch != nil || in.PatchErr != nil:
+		d.Notes = append(d.Notes, "the run handed over a patch of the generator's change; it was not applied: only an open coverage loop with commit on pushes test-only changes")
 	}
 	// 2. The fix issues. Those of earlier rounds may still be open: also
 	// those of the round this run replaces (a re-run after /gc approve),
@@ -300,6 +313,10 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 	// 3. The next round: once, and not for a loop a person settled.
 	switch {
 	case res.Commit == "" || p.Settings.Dispatch == "" || res.Dispatched || p.Final != "":
+	case e.Opts.PushStartsRuns:
+		// The commit's own push event starts the PR's workflows: a
+		// dispatch would run the next round twice.
+		d.Notes = append(d.Notes, fmt.Sprintf("the fix commit %s starts the pull request's workflows itself (pushed with a token other than GITHUB_TOKEN): %s was not dispatched", shortSHA(res.Commit), p.Settings.Dispatch))
 	case d.Round >= d.MaxRounds:
 		// Past the cap (grants included) no next round starts.
 		d.Notes = append(d.Notes, fmt.Sprintf("round %d is at the cap of %d rounds: the next round was not dispatched (/gc retry grants one)", d.Round, d.MaxRounds))
