@@ -99,6 +99,14 @@ func (c *Context) readEvent(r io.Reader) error {
 			return err
 		}
 		c.Run = ev.WorkflowRun
+	case "merge_group":
+		var ev github.MergeGroupEvent
+		if err := dec.Decode(&ev); err != nil {
+			return err
+		}
+		if ev.GetAction() == "checks_requested" && ev.GetMergeGroup().GetHeadSHA() != "" {
+			c.MergeGroup = ev.MergeGroup
+		}
 	case "issue_comment":
 		var ev github.IssueCommentEvent
 		if err := dec.Decode(&ev); err != nil {

@@ -85,6 +85,15 @@ func TestReadContextOtherEvents(t *testing.T) {
 	if _, err := contextWith(t, "pull_request", `{"pull_request":`); err == nil {
 		t.Error("a truncated payload was accepted")
 	}
+	c, err = contextWith(t, "merge_group", `{"action":"checks_requested","merge_group":{"head_sha":"g1","head_ref":"refs/heads/gh-readonly-queue/main/pr-4-b1","base_ref":"refs/heads/main"}}`)
+	if err != nil || c.MergeGroup == nil || c.MergeGroup.GetHeadSHA() != "g1" {
+		t.Fatalf("merge_group: %+v, %v", c, err)
+	}
+	for _, payload := range []string{`{"action":"destroyed","merge_group":{"head_sha":"g1"}}`, `{"action":"checks_requested","merge_group":{}}`} {
+		if c, err = contextWith(t, "merge_group", payload); err != nil || c.MergeGroup != nil {
+			t.Errorf("merge_group %s: %+v, %v; want no group to check", payload, c.MergeGroup, err)
+		}
+	}
 }
 
 func FuzzReadEvent(f *testing.F) {
@@ -93,6 +102,7 @@ func FuzzReadEvent(f *testing.F) {
 	f.Add("workflow_dispatch", `{"inputs":{"pr":"#4"}}`)
 	f.Add("workflow_dispatch", `{"inputs":{"pr":4e30}}`)
 	f.Add("issue_comment", `{"comment":{"body":"/gc retry"},"issue":{"pull_request":{}}}`)
+	f.Add("merge_group", `{"action":"checks_requested","merge_group":{"head_sha":"g","head_ref":"refs/heads/gh-readonly-queue/main/pr-4-b"}}`)
 	f.Fuzz(func(t *testing.T, event, payload string) {
 		c := &Context{Event: round.Event{Name: event}}
 		if err := c.readEvent(strings.NewReader(payload)); err != nil {
@@ -100,6 +110,9 @@ func FuzzReadEvent(f *testing.F) {
 		}
 		if c.DispatchPR < 0 {
 			t.Fatalf("negative pr %d from %q", c.DispatchPR, payload)
+		}
+		if c.MergeGroup != nil && c.MergeGroup.GetHeadSHA() == "" {
+			t.Fatalf("a merge group without a commit from %q", payload)
 		}
 	})
 }

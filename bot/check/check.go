@@ -89,6 +89,9 @@ type Spec struct {
 	// ID is the check run this loop already has on SHA (from the round
 	// state), 0 for none: it is updated instead of adding a second run.
 	ID int64
+	// Actions are the check run's buttons (at most MaxActions); a commit
+	// status, which has none, drops them.
+	Actions []Action
 	// Now stamps completed_at.
 	Now time.Time
 }
@@ -138,7 +141,7 @@ func Publish(ctx context.Context, checks checksAPI, statuses statusAPI, spec Spe
 		res.Requests++
 		run, _, err = checks.UpdateCheckRun(ctx, spec.Owner, spec.Repo, spec.ID, github.UpdateCheckRunOptions{
 			Name: Name(spec.LoopID), DetailsURL: optional(spec.DetailsURL), Status: github.String("completed"),
-			Conclusion: github.String(spec.Conclusion), CompletedAt: completed, Output: out(first)})
+			Conclusion: github.String(spec.Conclusion), CompletedAt: completed, Output: out(first), Actions: githubActions(spec.Actions)})
 		if ghclient.Classify(err) == ghclient.KindNotFound {
 			spec.ID, run, err = 0, nil, nil // deleted meanwhile: create it again
 		}
@@ -147,7 +150,7 @@ func Publish(ctx context.Context, checks checksAPI, statuses statusAPI, spec Spe
 		res.Requests++
 		run, _, err = checks.CreateCheckRun(ctx, spec.Owner, spec.Repo, github.CreateCheckRunOptions{
 			Name: Name(spec.LoopID), HeadSHA: spec.SHA, DetailsURL: optional(spec.DetailsURL), Status: github.String("completed"),
-			Conclusion: github.String(spec.Conclusion), CompletedAt: completed, Output: out(first)})
+			Conclusion: github.String(spec.Conclusion), CompletedAt: completed, Output: out(first), Actions: githubActions(spec.Actions)})
 	}
 	if ghclient.Classify(err) == ghclient.KindPermission {
 		return publishStatus(ctx, statuses, spec, title, res, err)
@@ -194,7 +197,7 @@ func (s Spec) validate() error {
 	}
 	switch s.Conclusion {
 	case Success, ActionRequired, Failure, Neutral:
-		return nil
+		return validateActions(s.Actions)
 	}
 	return fmt.Errorf("check run: conclusion %q, want success, action_required, failure or neutral", s.Conclusion)
 }

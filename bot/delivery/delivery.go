@@ -91,6 +91,8 @@ func (h *Handler) Handle(ctx context.Context, id, name string, payload []byte) e
 			return ErrIgnored
 		}
 		return h.closed(ctx, ev)
+	case *github.MergeGroupEvent, *github.CheckRunEvent, *github.CheckSuiteEvent:
+		return h.checks(ctx, ev)
 	}
 	return ErrIgnored
 }
@@ -138,12 +140,18 @@ func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) err
 	// Every event names the loop the command resolved to (a /gc retry
 	// without a loop id goes to the repository's only loop).
 	res, err := e.Command(ctx)
-	loop := e.Opts.ID
+	return h.commandDone(ctx, e, ev.GetIssue().GetNumber(), e.Opts.ID, res, err)
+}
+
+// commandDone logs what a command did — from a /gc comment or a check
+// run's button — and says whether the delivery is done: a command whose
+// effects failed for a while is tried again.
+func (h *Handler) commandDone(ctx context.Context, e *round.Engine, pr int, loop string, res *round.Result, err error) error {
 	if res != nil && res.Command != nil && res.Command.LoopID != "" {
 		loop = res.Command.LoopID
 	}
 	if err != nil {
-		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Error, map[string]any{"error": err.Error()})
+		h.emit(ctx, e, pr, loop, event.Error, map[string]any{"error": err.Error()})
 		return Logged(err)
 	}
 	if c := res.Command; c != nil {
@@ -151,14 +159,22 @@ func (h *Handler) command(ctx context.Context, ev *github.IssueCommentEvent) err
 		if c.Ignored != "" {
 			data["ignored"] = c.Ignored
 		}
-		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Command, data)
+		if c.Button != "" {
+			// A button has no comment to answer on: the refusal's reason
+			// is in the feed.
+			data["button"] = c.Button
+			if c.Refused {
+				data["reason"] = c.Reply
+			}
+		}
+		h.emit(ctx, e, pr, loop, event.Command, data)
 	}
 	if err := res.Incomplete; err != nil && ghclient.Transient(err) {
 		// The command is in the state; what follows from it failed for a
 		// while. Tried again, the same command finds itself applied and
 		// carries out only those effects again.
-		h.emit(ctx, e, ev.GetIssue().GetNumber(), loop, event.Error, map[string]any{"error": err.Error(), "retry": true})
-		return Logged(fmt.Errorf("/gc command on #%d incomplete: %w", ev.GetIssue().GetNumber(), err))
+		h.emit(ctx, e, pr, loop, event.Error, map[string]any{"error": err.Error(), "retry": true})
+		return Logged(fmt.Errorf("/gc command on #%d incomplete: %w", pr, err))
 	}
 	return nil
 }
@@ -216,7 +232,7 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop decide.Loop, id string, names []string) error {
 	run := ev.GetWorkflowRun()
 	rev := &round.Event{Name: "workflow_run", Run: run, RunID: run.GetID(), RunAttempt: run.GetRunAttempt(), Actor: ev.GetSender().GetLogin(), SHA: run.GetHeadSHA()}
-	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), rev, round.Options{Loop: loop, ID: id, Comment: true, Check: true, Timeout: h.Timeout})
+	e, err := h.engine(ctx, ev.GetInstallation().GetID(), ev.GetRepo(), rev, round.Options{Loop: loop, ID: id, Comment: true, Check: true, Buttons: true, Timeout: h.Timeout})
 	if err != nil {
 		return err
 	}

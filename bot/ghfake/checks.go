@@ -32,6 +32,7 @@ type checkRunState struct {
 	annotations          []Annotation
 	by                   string
 	updates              int
+	actions              []CheckAction
 }
 
 type statusState struct {
@@ -56,6 +57,8 @@ type CheckRun struct {
 	By          string
 	// Updates counts the PATCH requests the run received.
 	Updates int
+	// Actions are the run's buttons (requested actions).
+	Actions []CheckAction
 }
 
 // Annotation is one annotation of a check run.
@@ -95,7 +98,8 @@ func (s *Server) CheckRuns(owner, repo string) []CheckRun {
 	for _, cr := range r.sortedCheckRuns() {
 		out = append(out, CheckRun{ID: cr.id, Name: cr.name, HeadSHA: cr.headSHA, Status: cr.status, Conclusion: cr.conclusion,
 			Title: cr.title, Summary: cr.summary, Text: cr.text, DetailsURL: cr.detailsURL,
-			Annotations: append([]Annotation(nil), cr.annotations...), By: cr.by, Updates: cr.updates})
+			Annotations: append([]Annotation(nil), cr.annotations...), By: cr.by, Updates: cr.updates,
+			Actions: append([]CheckAction(nil), cr.actions...)})
 	}
 	return out
 }
@@ -152,6 +156,7 @@ type checkRunInput struct {
 		Text        *string      `json:"text"`
 		Annotations []Annotation `json:"annotations"`
 	} `json:"output"`
+	checkActionsInput
 }
 
 // apply copies the input onto a check run, validating what GitHub
@@ -169,6 +174,7 @@ func (c *call) applyCheckRun(cr *checkRunState, in *checkRunInput) bool {
 	if in.Status != nil {
 		cr.status = *in.Status
 	}
+	applyCheckActions(cr, in)
 	if in.Conclusion != nil {
 		cr.conclusion = *in.Conclusion
 		cr.status = "completed" // GitHub: a conclusion completes the run

@@ -65,6 +65,8 @@ type Server struct {
 	expires  map[string]time.Time // installation token → expiry
 	issued   []IssuedToken
 	tokenTTL time.Duration
+
+	associated map[string][]int // "owner/name@sha" → pull requests (AssociatePulls)
 }
 
 // Request is one request the fake received, in arrival order.

@@ -62,7 +62,7 @@ func (c *call) commitPulls() {
 	sha := c.params["commit_sha"]
 	var items []any
 	for _, p := range c.sortedPulls() {
-		if p.spec.HeadSHA == sha || (p.spec.HeadSHA != "" && c.repo.objects.isAncestor(sha, p.spec.HeadSHA)) {
+		if p.spec.HeadSHA == sha || (p.spec.HeadSHA != "" && c.repo.objects.isAncestor(sha, p.spec.HeadSHA)) || c.s.associatedWith(c.repo, sha, p.spec.Number) {
 			items = append(items, c.s.pullJSON(c.repo, p, false))
 		}
 	}

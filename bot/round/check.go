@@ -53,7 +53,19 @@ func (e *Engine) publishCheck(ctx context.Context, res *Result, sha string, prev
 func (e *Engine) checkSpec(d *decide.Decision, sha string) *check.Spec {
 	summary, _ := report.Markdown(d, report.Options{BlobURL: e.Event.BlobURL(sha), RunURL: e.Event.RunURL()}) // empty when it does not render: publishCheck refuses it
 	return &check.Spec{Owner: e.Event.Owner, Repo: e.Event.Repo, SHA: sha, LoopID: d.ID, Conclusion: check.ConclusionOf(d),
-		Title: CheckTitle(d), Summary: summary, DetailsURL: e.Event.RunURL(), Annotations: checkAnnotations(d), Now: e.Now()}
+		Title: CheckTitle(d), Summary: summary, DetailsURL: e.Event.RunURL(), Annotations: checkAnnotations(d), Now: e.Now(),
+		Actions: e.checkButtons(d)}
+}
+
+// checkButtons are the buttons of the round's check run: "Retry round"
+// and "Approve" on an escalation a person must handle (not on an aborted
+// loop, which nothing restarts), none otherwise or when the driver
+// receives no clicks (Options.Buttons).
+func (e *Engine) checkButtons(d *decide.Decision) []check.Action {
+	if !e.Opts.Buttons || d.Outcome != decide.Escalate || d.Verdict == abortedVerdict || check.ConclusionOf(d) != check.Failure {
+		return nil
+	}
+	return check.EscalatedActions()
 }
 
 // checkAnnotations places the findings that have a file and a line,
@@ -83,6 +95,9 @@ func checkDigest(s check.Spec) string {
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", s.SHA, s.Conclusion, s.Title, s.Summary)
 	for _, a := range s.Annotations {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00", a.Path, a.Line, a.Level, strings.TrimSpace(a.Message))
+	}
+	for _, a := range s.Actions { // none on most runs: their digests stay as they were
+		fmt.Fprintf(h, "action\x00%s\x00%s\x00%s\x00", a.Identifier, a.Label, a.Description)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -32,6 +32,9 @@ type CommandResult struct {
 	Reply      string // the reply comment posted, if any
 	Dispatched bool
 	State      *decide.State
+	// Button is the identifier of the check run button that gave the
+	// command; "" for a /gc comment.
+	Button string
 }
 
 // Command handles the /gc command of an issue_comment event: guards; the
@@ -92,15 +95,15 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 			e.react(ctx, res, ev.CommentID, command.Eyes)
 		}
 	}
-	refuse := func(eff command.Effect) (*Result, error) {
+	refuse := func(eff command.Effect) error {
 		start()
 		cr.Refused = true
 		cr.Reply = command.Reply(ev, cmd, eff, nil)
 		if err := e.reply(ctx, res, ev, cr.Reply, at); err != nil {
-			return res, err
+			return err
 		}
 		e.react(ctx, res, ev.CommentID, command.Confused)
-		return res, nil
+		return nil
 	}
 	if cmd.Verb == command.Help {
 		// /gc help, and any /gc line that is no command: the list and who
@@ -115,13 +118,74 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 		e.react(ctx, res, ev.CommentID, map[bool]string{false: command.Rocket, true: command.Confused}[eff.Refused])
 		return res, nil
 	}
+	return e.carryOut(ctx, res, cmd, id, giver{author: ev.Author, number: ev.Number, at: at, start: start, refuse: refuse,
+		done: func() { e.react(ctx, res, ev.CommentID, command.Rocket) }})
+}
+
+// giver is who gave a command, where, and how it is answered there: a
+// comment gets reactions and a reply, a check run's button a note.
+type giver struct {
+	author string
+	number int       // the pull request
+	at     time.Time // when the command was given, to the second
+	start  func()    // the command is being handled
+	// refuse says why the command was refused; an error is a failure to
+	// say it.
+	refuse func(command.Effect) error
+	done   func() // the command was carried out
+	// untimed: GitHub gave the command no time of its own (a button's
+	// click); at is when it was handled, so the same click handled again
+	// is told by the state (repeated), not by its time.
+	untimed bool
+}
+
+// repeated reports whether the loop's last applied command is cmd by
+// author and the loop is still as it left it: an untimed command handled
+// again (its delivery tried again after an effect failed).
+func repeated(st *decide.State, cmd command.Command, author string) bool {
+	if st == nil || len(st.Actions) == 0 {
+		return false
+	}
+	last := st.Actions[len(st.Actions)-1]
+	if last.Command != string(cmd.Verb) || !strings.EqualFold(last.By, author) {
+		return false
+	}
+	switch cmd.Verb {
+	case command.Retry:
+		return st.Status == decide.StateOpen && st.NewRound
+	case command.Approve:
+		return st.Status == decide.StateApproved
+	case command.Abort:
+		return st.Status == decide.StateAborted
+	}
+	return false
+}
+
+// ignored records a command ignored without an answer.
+func (e *Engine) ignored(res *Result, cmd command.Command, g giver, why string) (*Result, error) {
+	res.Command.Ignored = why
+	res.Notes = append(res.Notes, fmt.Sprintf("/gc %s by @%s ignored: %s", cmd.Verb, g.author, why))
+	e.log().Printf("command: /gc %s by @%s on #%d ignored: %s", cmd.Verb, g.author, g.number, why)
+	return res, nil
+}
+
+// carryOut authorizes and carries out a command on loop id of the pull
+// request g names: the same path, the same checks and the same effects
+// whether the command came from a /gc comment or a check run's button.
+func (e *Engine) carryOut(ctx context.Context, res *Result, cmd command.Command, id string, g giver) (*Result, error) {
+	cr := res.Command
+	refuse := func(eff command.Effect) (*Result, error) {
+		g.start()
+		cr.Refused = true
+		return res, g.refuse(eff)
+	}
 	if id == "" {
 		return refuse(command.Failed("this workflow runs no fixed loop: name one, as in /gc retry review"))
 	}
-	pr, err := e.GH.Pull(ctx, ev.Number)
+	pr, err := e.GH.Pull(ctx, g.number)
 	if errors.Is(err, ErrOffline) {
-		start()
-		res.Notes = append(res.Notes, fmt.Sprintf("dry run: would check @%s's permission and run /gc %s on loop %s", ev.Author, cmd.Verb, id))
+		g.start()
+		res.Notes = append(res.Notes, fmt.Sprintf("dry run: would check @%s's permission and run /gc %s on loop %s", g.author, cmd.Verb, id))
 		return res, nil
 	}
 	if err != nil {
@@ -132,7 +196,11 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("read the report comment: %w", err)
 	}
-	if why := command.Older(found.State, cmd, ev.Author, at); why != "" {
+	why := command.Older(found.State, cmd, g.author, g.at)
+	if why == "" && g.untimed && repeated(found.State, cmd, g.author) {
+		why = command.IgnoredApplied
+	}
+	if why != "" {
 		if why == command.IgnoredApplied && (cmd.Verb == command.Approve || cmd.Verb == command.Abort) {
 			// This very command again (a redelivery, or a retry after an
 			// effect failed): the state has it, and what follows from it
@@ -140,12 +208,12 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 			// Both are idempotent: nothing changed costs no write.
 			e.closeSettled(ctx, res, pull, found.State)
 			if e.Opts.Check {
-				e.settleCheck(ctx, res, pull, found.State, cmd, ev.Author)
+				e.settleCheck(ctx, res, pull, found.State, cmd, g.author)
 			}
 		}
-		return ignore(why)
+		return e.ignored(res, cmd, g, why)
 	}
-	start()
+	g.start()
 	if found.State == nil {
 		return refuse(command.UnknownLoop(id, nil))
 	}
@@ -158,16 +226,16 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	res.Settings = set
-	level, ok, err := e.GH.Permission(ctx, ev.Author, set.Permission)
+	level, ok, err := e.GH.Permission(ctx, g.author, set.Permission)
 	if err != nil {
-		return res, fmt.Errorf("check @%s's permission: %w", ev.Author, err)
+		return res, fmt.Errorf("check @%s's permission: %w", g.author, err)
 	}
 	if !ok {
 		return refuse(command.Unauthorized(level, set.Permission))
 	}
 	var eff command.Effect
 	for plan := 1; ; plan++ {
-		eff = command.Apply(found.State, cmd, ev.Author, at, set.MaxRetries)
+		eff = command.Apply(found.State, cmd, g.author, g.at, set.MaxRetries)
 		if eff.Refused {
 			return refuse(eff)
 		}
@@ -188,7 +256,7 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 		if eff.Action == nil && cmd.Verb != command.Status {
 			break
 		}
-		body, err := withState(found.Comment.GetBody(), eff.State, banner(cmd, ev.Author, eff), e.scope(pull.Number), []byte(e.Opts.StateKey))
+		body, err := withState(found.Comment.GetBody(), eff.State, banner(cmd, g.author, eff), e.scope(pull.Number), []byte(e.Opts.StateKey))
 		if err != nil {
 			return res, err
 		}
@@ -200,8 +268,8 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 			if found, err = e.GH.FindReport(ctx, pull.Number, id); err != nil {
 				return res, fmt.Errorf("read the report comment again: %w", err)
 			}
-			if why := command.Older(found.State, cmd, ev.Author, at); why != "" {
-				return ignore(why)
+			if why := command.Older(found.State, cmd, g.author, g.at); why != "" {
+				return e.ignored(res, cmd, g, why)
 			}
 			if found.State == nil {
 				return refuse(command.UnknownLoop(id, nil))
@@ -216,10 +284,10 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 	if eff.Action != nil && (cmd.Verb == command.Approve || cmd.Verb == command.Abort) {
 		e.closeSettled(ctx, res, pull, eff.State)
 		if e.Opts.Check {
-			e.settleCheck(ctx, res, pull, eff.State, cmd, ev.Author)
+			e.settleCheck(ctx, res, pull, eff.State, cmd, g.author)
 		}
 	}
-	e.react(ctx, res, ev.CommentID, command.Rocket)
+	g.done()
 	return res, nil
 }
 

@@ -214,10 +214,13 @@ func settle(d *decide.Decision, st *decide.State) {
 		d.NextSteps = []string{"none: the loop was approved"}
 		return
 	}
-	d.Outcome, d.Verdict, d.Forced = decide.Escalate, "ABORTED", false
+	d.Outcome, d.Verdict, d.Forced = decide.Escalate, abortedVerdict, false
 	d.Reasons = append(d.Reasons, fmt.Sprintf("the loop was aborted by %s: no fix round starts; the evidence alone says %s", who, judged))
 	d.NextSteps = []string{"none: the loop was aborted (delete the report comment to start it over)"}
 }
+
+// abortedVerdict is the verdict of a loop /gc abort settled.
+const abortedVerdict = "ABORTED"
 
 // escalate turns a decision into an escalation a person must handle.
 func escalate(d *decide.Decision, why string) {

@@ -25,6 +25,9 @@ type Event struct {
 	Comment *github.IssueCommentEvent
 	// DispatchPR is the `pr` input of a workflow_dispatch event.
 	DispatchPR int
+	// MergeGroup is the group of a merge_group event (a merge queue's
+	// checks_requested).
+	MergeGroup *github.MergeGroup
 }
 
 // RunURL links the workflow run; "" when the event has none.

@@ -26,6 +26,11 @@ type Options struct {
 	Config string
 	// Comment writes the report comment; Check the check run.
 	Comment, Check bool
+	// Buttons puts the Retry round and Approve buttons on an escalated
+	// loop's check run: only for a driver that receives their clicks (the
+	// bot's App; GitHub sends a click to the App that wrote the check run,
+	// which for GITHUB_TOKEN is GitHub Actions).
+	Buttons bool
 	// StateKey seals the state (and only sealed state is trusted); "" = unsigned.
 	StateKey string
 	// Timeout is the driver's time limit, named in the note of a cut-short round.
@@ -88,6 +93,9 @@ type Result struct {
 	Incomplete error
 	// checkPlanned: a dry run recorded the check run (Check) and wrote none.
 	checkPlanned bool
+	// Group is set when the run checked a merge queue's group
+	// (Engine.MergeGroup); Decision is then nil.
+	Group *GroupResult
 }
 
 // incomplete records the first effect of the round that failed.

@@ -28,10 +28,19 @@ type payload struct {
 	issueNumber  int64
 	issuePull    bool  // issue.pull_request present and not null
 	pullNumber   int64 // pull_request.number
-	headSHA      string
-	runPulls     int   // len(workflow_run.pull_requests)
-	runPull      int64 // workflow_run.pull_requests[0].number
-	runPullKept  bool  // a first element exists behind the slice's length
+	run          runLike
+	checkRun     runLike // check_run: a click on a button, a re-run
+	checkSuite   runLike // check_suite: a re-run of the suite
+	groupSHA     string  // merge_group.head_sha
+}
+
+// runLike holds the members of an object that names a head commit and
+// the pull requests on it: workflow_run, check_run, check_suite.
+type runLike struct {
+	headSHA  string
+	pulls    int   // len(pull_requests)
+	pull     int64 // pull_requests[0].number
+	pullKept bool  // a first element exists behind the slice's length
 }
 
 // routeOf reads the route of a delivery of event from its JSON payload in
@@ -69,10 +78,17 @@ func (p *payload) route(event string) route {
 			pr = p.pullNumber
 		}
 	case "workflow_run":
-		if p.runPulls > 0 {
-			pr = p.runPull
-		} else if r.Repo != "" && p.headSHA != "" {
-			r.Key = r.Repo + "@" + p.headSHA
+		pr = runRoute(&r, p.run)
+	case "check_run":
+		pr = runRoute(&r, p.checkRun)
+	case "check_suite":
+		pr = runRoute(&r, p.checkSuite)
+	case "merge_group":
+		// A merge queue's group is about several pull requests: it is
+		// serialized on its commit, and takes no pull request's lock
+		// (it only reads their reports and writes a check on the group).
+		if r.Repo != "" && p.groupSHA != "" {
+			r.Key = r.Repo + "@" + p.groupSHA
 		}
 	}
 	if pr > 0 {
@@ -82,6 +98,18 @@ func (p *payload) route(event string) route {
 		}
 	}
 	return r
+}
+
+// runRoute is the pull request a run-like object names, or 0 and the key
+// of its head commit ("owner/name@sha") when it names none (a fork's).
+func runRoute(r *route, rl runLike) int64 {
+	if rl.pulls > 0 {
+		return rl.pull
+	}
+	if r.Repo != "" && rl.headSHA != "" {
+		r.Key = r.Repo + "@" + rl.headSHA
+	}
+	return 0
 }
 
 // is reports whether a member name is name, as encoding/json matches them.
@@ -141,44 +169,55 @@ func (p *payload) top(s *scanner) func(key []byte) error {
 				return s.skip()
 			})
 		case is(key, "workflow_run"):
-			return s.objectOrNull(func() { p.headSHA, p.runPulls, p.runPull, p.runPullKept = "", 0, 0, false }, p.workflowRun(s))
+			return s.objectOrNull(func() { p.run = runLike{} }, p.runObject(s, &p.run))
+		case is(key, "check_run"):
+			return s.objectOrNull(func() { p.checkRun = runLike{} }, p.runObject(s, &p.checkRun))
+		case is(key, "check_suite"):
+			return s.objectOrNull(func() { p.checkSuite = runLike{} }, p.runObject(s, &p.checkSuite))
+		case is(key, "merge_group"):
+			return s.objectOrNull(func() { p.groupSHA = "" }, func(key []byte) error {
+				if is(key, "head_sha") {
+					return s.text(&p.groupSHA)
+				}
+				return s.skip()
+			})
 		}
 		return s.skip()
 	}
 }
 
-// workflowRun reads the members of workflow_run.
-func (p *payload) workflowRun(s *scanner) func(key []byte) error {
+// runObject reads the members of a run-like object into rl.
+func (p *payload) runObject(s *scanner, rl *runLike) func(key []byte) error {
 	return func(key []byte) error {
 		switch {
 		case is(key, "head_sha"):
-			return s.text(&p.headSHA)
+			return s.text(&rl.headSHA)
 		case is(key, "pull_requests"):
 			if s.null() {
-				p.runPulls, p.runPull, p.runPullKept = 0, 0, false
+				rl.pulls, rl.pull, rl.pullKept = 0, 0, false
 				return nil
 			}
 			// encoding/json decodes a repeated non-empty array into the
 			// elements of the earlier one: a first element seen before
 			// keeps its number unless this one sets it; an empty array
 			// starts afresh.
-			p.runPulls = 0
+			rl.pulls = 0
 			defer func() {
-				if p.runPulls == 0 {
-					p.runPull, p.runPullKept = 0, false
+				if rl.pulls == 0 {
+					rl.pull, rl.pullKept = 0, false
 				}
 			}()
 			return s.array(func(i int) error {
-				p.runPulls = i + 1
-				if i == 0 && !p.runPullKept {
-					p.runPull, p.runPullKept = 0, true
+				rl.pulls = i + 1
+				if i == 0 && !rl.pullKept {
+					rl.pull, rl.pullKept = 0, true
 				}
 				if s.null() {
 					return nil
 				}
 				var n int64
 				if i == 0 {
-					n = p.runPull
+					n = rl.pull
 				}
 				err := s.object(func(key []byte) error {
 					if is(key, "number") {
@@ -187,7 +226,7 @@ func (p *payload) workflowRun(s *scanner) func(key []byte) error {
 					return s.skip()
 				})
 				if i == 0 {
-					p.runPull = n
+					rl.pull = n
 				}
 				return err
 			})

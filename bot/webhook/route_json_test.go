@@ -31,12 +31,32 @@ type fields struct {
 	PullRequest *struct {
 		Number int `json:"number"`
 	} `json:"pull_request"`
-	WorkflowRun *struct {
-		HeadSHA      string `json:"head_sha"`
-		PullRequests []struct {
-			Number int `json:"number"`
-		} `json:"pull_requests"`
-	} `json:"workflow_run"`
+	WorkflowRun *runJSON `json:"workflow_run"`
+	CheckRun    *runJSON `json:"check_run"`
+	CheckSuite  *runJSON `json:"check_suite"`
+	MergeGroup  *struct {
+		HeadSHA string `json:"head_sha"`
+	} `json:"merge_group"`
+}
+
+// runJSON is a run-like object: workflow_run, check_run, check_suite.
+type runJSON struct {
+	HeadSHA      string `json:"head_sha"`
+	PullRequests []struct {
+		Number int `json:"number"`
+	} `json:"pull_requests"`
+}
+
+// runRouteJSON routes a run-like object as routeOf does.
+func runRouteJSON(r *route, run *runJSON) {
+	if run == nil {
+		return
+	}
+	if len(run.PullRequests) > 0 {
+		r.PR = run.PullRequests[0].Number
+	} else if r.Repo != "" && run.HeadSHA != "" {
+		r.Key = r.Repo + "@" + run.HeadSHA
+	}
 }
 
 // routeOfJSON is routeOf through encoding/json.
@@ -69,12 +89,14 @@ func routeOfJSON(event string, payload []byte) (route, error) {
 			r.PR = f.PullRequest.Number
 		}
 	case "workflow_run":
-		if f.WorkflowRun != nil {
-			if len(f.WorkflowRun.PullRequests) > 0 {
-				r.PR = f.WorkflowRun.PullRequests[0].Number
-			} else if r.Repo != "" && f.WorkflowRun.HeadSHA != "" {
-				r.Key = r.Repo + "@" + f.WorkflowRun.HeadSHA
-			}
+		runRouteJSON(&r, f.WorkflowRun)
+	case "check_run":
+		runRouteJSON(&r, f.CheckRun)
+	case "check_suite":
+		runRouteJSON(&r, f.CheckSuite)
+	case "merge_group":
+		if f.MergeGroup != nil && r.Repo != "" && f.MergeGroup.HeadSHA != "" {
+			r.Key = r.Repo + "@" + f.MergeGroup.HeadSHA
 		}
 	}
 	if r.PR < 0 {
@@ -95,7 +117,8 @@ func isPullJSON(raw json.RawMessage) bool {
 // FuzzRouteOf checks the one-pass scanner against encoding/json: the same
 // payloads are refused, and the others route the same.
 func FuzzRouteOf(f *testing.F) {
-	for _, name := range []string{"issue_comment.created.json", "pull_request.closed.json", "workflow_run.completed.json", "ping.json", "installation.created.json"} {
+	for _, name := range []string{"issue_comment.created.json", "pull_request.closed.json", "workflow_run.completed.json", "ping.json", "installation.created.json",
+		"check_run.requested_action.json", "check_suite.rerequested.json", "merge_group.checks_requested.json"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {
 			f.Fatal(err)
@@ -112,6 +135,9 @@ func FuzzRouteOf(f *testing.F) {
 		`{"issue":{"number":2,"pull_request":false},"repository":{"full_name":"o/r"}}`,
 		`{"workflow_run":{"pull_requests":[{"number":3}]},"workflow_run":{"pull_requests":[]},"workflow_run":{"pull_requests":[{}]},"repository":{"full_name":"o/r"}}`,
 		`{"workflow_run":{"head_sha":"abc","pull_requests":[null]},"repository":{"full_name":"o/r"}}`,
+		`{"check_run":{"head_sha":"abc","pull_requests":[]},"workflow_run":{"pull_requests":[{"number":3}]},"repository":{"full_name":"o/r"}}`,
+		`{"check_suite":{"pull_requests":[{"number":4}]},"check_suite":null,"merge_group":{"head_sha":"def"},"repository":{"full_name":"o/r"}}`,
+		`{"merge_group":{"head_sha":"def"},"merge_group":{},"repository":{"full_name":"o/r"}}`,
 		`{"repository":{"full_name":"o/\xff"},"number":1}`,
 		`{"repository":{"full_name":"o/r\ud800"},"number":1}`,
 		`{"installation":{"id":1},"installation":null,"installation":{}}`,
@@ -121,7 +147,7 @@ func FuzzRouteOf(f *testing.F) {
 		f.Add(uint8(1), []byte(s))
 		f.Add(uint8(2), []byte(s))
 	}
-	events := []string{"issue_comment", "pull_request", "workflow_run", "ping"}
+	events := []string{"issue_comment", "pull_request", "workflow_run", "ping", "check_run", "check_suite", "merge_group"}
 	f.Fuzz(func(t *testing.T, ev uint8, body []byte) {
 		event := events[int(ev)%len(events)]
 		got, err := routeOf(event, body)

@@ -247,6 +247,10 @@ func TestWorkflowsUseTheActionsInputsAndOutputsOnly(t *testing.T) {
 func checkGcloopStep(t *testing.T, w workflow, id string, job, step, with map[string]any, byFile map[string]workflow) {
 	t.Helper()
 	where := fmt.Sprintf("%s: job %s", w.file, id)
+	if w.mergeGroupOnly() {
+		checkMergeGroupStep(t, w, id, job)
+		return
+	}
 	if w.file != ".github/workflows/example-dry-run.yml" {
 		// On the job: a workflow-level group also holds the runs whose job
 		// is skipped (a comment without a command), and a newer pending run
