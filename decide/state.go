@@ -44,6 +44,21 @@ type RoundRecord struct {
 	Actor        string    `json:"actor,omitempty"`
 	// Check is the check run (or commit status) written for the round.
 	Check *CheckRecord `json:"check,omitempty"`
+	// Started and Ended bound the round: the critic's workflow run
+	// (run_started_at → updated_at) when the round judged a completed
+	// one, else when gcloop began and recorded the round. Both zero in a
+	// state written before they were kept, or folded by compaction.
+	Started time.Time `json:"started,omitzero"`
+	Ended   time.Time `json:"ended,omitzero"`
+}
+
+// Duration is how long the round took (Ended − Started); false when the
+// record does not say (a time missing, or the end before the start).
+func (r RoundRecord) Duration() (time.Duration, bool) {
+	if r.Started.IsZero() || r.Ended.IsZero() || r.Ended.Before(r.Started) {
+		return 0, false
+	}
+	return r.Ended.Sub(r.Started), true
 }
 
 // CheckRecord is the check run of a round: its id (0 when a commit status

@@ -3,6 +3,7 @@ package action_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -217,7 +218,7 @@ func TestMaxIssuesCapsTheIssuesOfARound(t *testing.T) {
 	if !strings.Contains(titles[0], "pkg299/") {
 		t.Errorf("first issue %q, want the critical pkg299 first", titles[0])
 	}
-	report, err := os.ReadFile(r.outputs["report"])
+	report, err := os.ReadFile(filepath.Join(r.ws, r.outputs["report"]))
 	if err != nil {
 		t.Fatal(err)
 	}

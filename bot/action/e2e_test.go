@@ -291,7 +291,14 @@ func TestReviewLoopEndToEnd(t *testing.T) {
 	mustContain(t, "outputs", r1.outputs["issues"], ",")
 	mustContain(t, "the annotations", r1.stdout, "::error file=pay.go,line=9", "::warning file=cart.go,line=3")
 	mustContain(t, "the job summary", r1.summary, "<details><summary>Iteration history: 1 round")
-	report, err := os.ReadFile(r1.outputs["report"])
+	// The files are in the workspace, at the workspace-relative paths the
+	// outputs give (a later step's working directory is the workspace).
+	for out, want := range map[string]string{"report": ".gcloop/review/report.md", "decision-json": ".gcloop/review/decision.json", "tasks": ".gcloop/review/tasks.json"} {
+		if got := r1.outputs[out]; got != want {
+			t.Errorf("output %s = %q, want %q", out, got, want)
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(r1.ws, r1.outputs["report"]))
 	if err != nil {
 		t.Fatalf("report output: %v", err)
 	}

@@ -13,41 +13,23 @@ import (
 	"github.com/sethvargo/go-githubactions"
 )
 
-func TestOutputDirIsUnderRunnerTempElseATempDir(t *testing.T) {
+func TestWriteFilesGoUnderDotGcloopInTheWorkspace(t *testing.T) {
 	t.Parallel()
-	rt := t.TempDir()
-	got, err := OutputDir(rt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := filepath.Join(rt, "gcloop"); got != want {
-		t.Errorf("OutputDir(%q) = %q; want %q", rt, got, want)
-	}
-	byHand, err := OutputDir("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(byHand)
-	if !filepath.IsAbs(byHand) || !strings.HasPrefix(filepath.Base(byHand), "gcloop-") {
-		t.Errorf("OutputDir(\"\") = %q; want a new absolute gcloop-* temporary directory", byHand)
-	}
-	if fi, err := os.Stat(byHand); err != nil || !fi.IsDir() {
-		t.Errorf("OutputDir(\"\") did not make %s: %v", byHand, err)
-	}
-}
-
-func TestWriteFilesMakesAMissingRunnerTemp(t *testing.T) {
-	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "runner_temp", "gcloop")
-	f, err := WriteFiles(dir, decided(t))
-	if err != nil {
-		t.Fatalf("WriteFiles under a RUNNER_TEMP that does not exist yet: %v", err)
-	}
-	if want := filepath.Join(dir, "review", "report.md"); f.Report != want {
-		t.Errorf("report at %q; want %q", f.Report, want)
-	}
-	if _, err := os.Stat(f.Report); err != nil {
-		t.Error(err)
+	ws := t.TempDir()
+	for run := 1; run <= 2; run++ { // the second run replaces the files
+		f, err := WriteFiles(ws, decided(t))
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		want := Files{Report: ".gcloop/review/report.md", Decision: ".gcloop/review/decision.json", Tasks: ".gcloop/review/tasks.json"}
+		if diff := cmp.Diff(want, f); diff != "" {
+			t.Fatalf("run %d: files (-want +got):\n%s", run, diff)
+		}
+		for _, p := range []string{f.Report, f.Decision, f.Tasks} {
+			if fi, err := os.Lstat(filepath.Join(ws, p)); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+				t.Errorf("run %d: %s: %v, want a written regular file", run, p, err)
+			}
+		}
 	}
 }
 
@@ -75,21 +57,19 @@ func chownedDir(t *testing.T) string {
 	return dir
 }
 
-func TestFilesMadeAsRootGoToTheDirectorysOwner(t *testing.T) {
+func TestFilesMadeAsRootGoToTheWorkspacesOwner(t *testing.T) {
 	t.Parallel()
-	rt := chownedDir(t) // RUNNER_TEMP, the runner's
-	dir := filepath.Join(rt, "gcloop")
-	f, err := WriteFiles(dir, decided(t))
+	ws := chownedDir(t) // the workspace, the runner's
+	f, err := WriteFiles(ws, decided(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{dir, filepath.Dir(f.Report), f.Report, f.Decision, f.Tasks} {
-		if uid, _ := ownerUID(t, p); uid != 1001 {
-			t.Errorf("%s belongs to uid %d; want 1001, the owner of RUNNER_TEMP", p, uid)
+	for _, p := range []string{".gcloop", ".gcloop/review", f.Report, f.Decision, f.Tasks} {
+		if uid, _ := ownerUID(t, filepath.Join(ws, p)); uid != 1001 {
+			t.Errorf("%s belongs to uid %d; want 1001, the owner of the workspace", p, uid)
 		}
 	}
 
-	ws := chownedDir(t)
 	if err := AppendDiscoveries(ws, "new.ndjson", decided(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -28,17 +28,17 @@ func decided(t *testing.T) *Result {
 
 func TestOutputsAndFiles(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "gcloop")
+	ws := t.TempDir()
 	res := decided(t)
-	f, err := WriteFiles(dir, res)
+	f, err := WriteFiles(ws, res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := Outputs(res, f)
 	want := map[string]string{
 		"decision": "fix", "verdict": "FIX", "round": "1", "max-rounds": "3", "score": "5", "coverage": "",
-		"status": "complete", "report": filepath.Join(dir, "review", "report.md"), "decision-json": filepath.Join(dir, "review", "decision.json"),
-		"tasks": filepath.Join(dir, "review", "tasks.json"), "issues": "12,13", "commit": "abc", "comment-url": "",
+		"status": "complete", "report": ".gcloop/review/report.md", "decision-json": ".gcloop/review/decision.json",
+		"tasks": ".gcloop/review/tasks.json", "issues": "12,13", "commit": "abc", "comment-url": "",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
@@ -46,7 +46,7 @@ func TestOutputsAndFiles(t *testing.T) {
 	var tasks struct {
 		Tasks []decide.Task `json:"tasks"`
 	}
-	data, err := os.ReadFile(f.Tasks)
+	data, err := os.ReadFile(filepath.Join(ws, f.Tasks))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,14 +43,3 @@ func (o owner) give(root *os.Root, name string) error {
 	}
 	return nil
 }
-
-// givePath hands the file at path to the owner.
-func (o owner) givePath(path string) error {
-	if !o.set {
-		return nil
-	}
-	if err := os.Lchown(path, o.uid, o.gid); err != nil {
-		return fmt.Errorf("give %s to uid %d: %w", path, o.uid, err)
-	}
-	return nil
-}

@@ -220,7 +220,7 @@ func FuzzParse(f *testing.F) {
 			if cmd.LoopID != "" && cmd.Verb == Help && (cmd.Unknown != "" || cmd.BadLoopID != "") {
 				t.Fatalf("Parse(%q) = %+v: a refused word left a loop id", body, cmd)
 			}
-			reply := Reply(Event{Author: "alice"}, cmd, Apply(nil, cmd, "alice", time.Time{}, 1))
+			reply := Reply(Event{Author: "alice"}, cmd, Apply(nil, cmd, "alice", time.Time{}, 1), Who{{LoopID: "cov", Min: "admin"}})
 			for _, bad := range []string{"<!--", "gcloop:state", "<script"} {
 				if strings.Contains(reply, bad) {
 					t.Fatalf("Reply to %q holds %q:\n%s", body, bad, reply)

@@ -17,10 +17,11 @@ var helpLines = map[Verb]string{
 	Help:    "show this list",
 }
 
-// HelpText lists the commands in markdown.
-func HelpText() string {
+// HelpText lists the commands in markdown, and who may run them (see
+// Who).
+func HelpText(who Who) string {
 	var b strings.Builder
-	b.WriteString("**gcloop commands** — on a line of their own, by someone with write access to the repository (or the role `commands.permission` names); add a loop id to pick one loop, as in `/gc retry coverage`:\n\n")
+	b.WriteString("**gcloop commands** — on a line of their own; add a loop id to pick one loop, as in `/gc retry coverage`:\n\n")
 	for _, v := range Verbs {
 		arg := " [loop]"
 		if v == Help {
@@ -28,6 +29,7 @@ func HelpText() string {
 		}
 		fmt.Fprintf(&b, "- `/gc %s%s` — %s\n", v, arg, helpLines[v])
 	}
+	b.WriteString("\n" + who.String() + "\n")
 	return b.String()
 }
 
@@ -37,20 +39,20 @@ var loginRE = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
 // Reply is the markdown comment that answers a command, or "" when the
 // reactions say enough (a command that ran: 🚀). A refusal (😕) is
 // addressed to the commenter and says which command was not run and why;
-// help lists the commands, after the reason when the command was
-// mistyped. Everything the user typed is escaped or was validated.
-func Reply(ev Event, cmd Command, eff Effect) string {
+// help lists the commands and who may run them (who), after the reason
+// when the command was mistyped. Everything the user typed is escaped or was validated.
+func Reply(ev Event, cmd Command, eff Effect, who Who) string {
 	var b strings.Builder
 	if loginRE().MatchString(ev.Author) {
 		b.WriteString("@" + ev.Author + " ")
 	}
 	switch {
 	case cmd.Verb == Help && eff.Refused:
-		fmt.Fprintf(&b, "😕 %s\n\n%s", eff.Reply, HelpText())
+		fmt.Fprintf(&b, "😕 %s\n\n%s", eff.Reply, HelpText(who))
 	case eff.Refused:
 		fmt.Fprintf(&b, "😕 %s was not run: %s", code(commandText(cmd)), eff.Reply)
 	case cmd.Verb == Help:
-		b.WriteString(HelpText())
+		b.WriteString(HelpText(who))
 	default:
 		return ""
 	}

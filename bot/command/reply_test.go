@@ -66,25 +66,25 @@ func TestReply(t *testing.T) {
 			"help lists the commands",
 			ev, "/gc help",
 			func(c Command) Effect { return Apply(nil, c, "alice", now, 1) },
-			"@alice " + HelpText(),
+			"@alice " + HelpText(nil),
 		},
 		{
 			"an unknown verb is escaped and followed by the help",
 			ev, "/gc *merge*",
 			func(c Command) Effect { return Apply(nil, c, "alice", now, 1) },
-			"@alice 😕 “\\*merge\\*” is not a command.\n\n" + HelpText(),
+			"@alice 😕 “\\*merge\\*” is not a command.\n\n" + HelpText(nil),
 		},
 		{
 			"a bad loop id is escaped and followed by the help",
 			ev, "/gc retry <img>",
 			func(c Command) Effect { return Apply(nil, c, "alice", now, 1) },
-			"@alice 😕 “&lt;img&gt;” is not a loop id (letters, digits, '.', '_' and '-', at most 64).\n\n" + HelpText(),
+			"@alice 😕 “&lt;img&gt;” is not a loop id (letters, digits, '.', '_' and '-', at most 64).\n\n" + HelpText(nil),
 		},
 		{
 			"an author that is no login is not mentioned",
 			Event{Author: "x <b>"}, "/gc help",
 			func(c Command) Effect { return Apply(nil, c, "x <b>", now, 1) },
-			HelpText(),
+			HelpText(nil),
 		},
 	}
 	for _, tt := range tests {
@@ -94,7 +94,7 @@ func TestReply(t *testing.T) {
 			if !ok {
 				t.Fatalf("Parse(%q) found no command", tt.body)
 			}
-			if diff := cmp.Diff(tt.want, Reply(tt.ev, cmd, tt.eff(cmd))); diff != "" {
+			if diff := cmp.Diff(tt.want, Reply(tt.ev, cmd, tt.eff(cmd), nil)); diff != "" {
 				t.Errorf("Reply (-want +got):\n%s", diff)
 			}
 		})
@@ -108,7 +108,7 @@ func TestReplyNeverPingsOrInjects(t *testing.T) {
 		"/gc `x`", "/gc [x](javascript:alert(1))", "/gc #1", "/gc |a|b|",
 	} {
 		cmd, _ := Parse(body)
-		got := Reply(Event{Author: "alice"}, cmd, Apply(nil, cmd, "alice", now, 1))
+		got := Reply(Event{Author: "alice"}, cmd, Apply(nil, cmd, "alice", now, 1), nil)
 		for _, bad := range []string{"@everyone", "<!--", "gcloop:state", "@org", "`x`", "javascript:", " #1", "|a|"} {
 			if strings.Contains(got, bad) {
 				t.Errorf("Reply to %q holds %q:\n%s", body, bad, got)
@@ -119,7 +119,7 @@ func TestReplyNeverPingsOrInjects(t *testing.T) {
 
 func TestHelpTextListsEveryVerb(t *testing.T) {
 	t.Parallel()
-	help := HelpText()
+	help := HelpText(nil)
 	for _, v := range Verbs {
 		if !strings.Contains(help, "`/gc "+string(v)) {
 			t.Errorf("help does not list %s:\n%s", v, help)

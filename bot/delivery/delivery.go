@@ -301,8 +301,7 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 		return Logged(fmt.Errorf("round of %s on #%d incomplete: %w", id, pull.Number, err))
 	}
 	d := res.Decision
-	h.emit(ctx, e, pull.Number, id, event.Decision, map[string]any{"round": d.Round, "max_rounds": d.MaxRounds,
-		"decision": d.Outcome, "verdict": d.Verdict, "status": d.Status, "title": round.CheckTitle(d)})
+	h.emit(ctx, e, pull.Number, id, event.Decision, decisionData(d))
 	if res.CommentURL != "" {
 		h.emit(ctx, e, pull.Number, id, event.Comment, map[string]any{"url": res.CommentURL})
 	}

@@ -6,7 +6,20 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 )
+
+// OutputDir is the directory of the workspace where the action writes its
+// files (.gcloop/<id>/report.md, decision.json, tasks.json): gcloop's own
+// output, never evidence. The walks pass over every directory of that
+// name, and a named path inside it is refused.
+const OutputDir = ".gcloop"
+
+// outputPath reports whether the slash path p (clean, relative) is
+// OutputDir or inside it.
+func outputPath(p string) bool {
+	return p == OutputDir || strings.HasPrefix(p, OutputDir+"/")
+}
 
 // walk lists the evidence files under a directory of a tree opened as an
 // os.Root: the one directory walk of the workspace and of the command
@@ -21,7 +34,7 @@ type walk struct {
 
 // known lists the regular files under dir (a slash path in the root)
 // whose first bytes a rule of w.in recognises, in name order; other files,
-// directories, pipes and devices are passed over. An error about one
+// directories, pipes, devices and OutputDir directories are passed over. An error about one
 // entry is an *entryError.
 func (w walk) known(dir string) ([]string, error) {
 	var out []string
@@ -29,6 +42,8 @@ func (w walk) known(dir string) ([]string, error) {
 		switch {
 		case err != nil:
 			return err
+		case d.IsDir() && d.Name() == OutputDir:
+			return fs.SkipDir
 		case d.Type()&fs.ModeSymlink != 0:
 			if !w.follow {
 				return nil

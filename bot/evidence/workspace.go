@@ -43,7 +43,9 @@ func (w *Workspace) Close() error { return w.root.Close() }
 //
 // A named path, or a file in a named directory, that is a symlink out of
 // the workspace is refused with an error naming it; a glob matches
-// regular files only, so it never follows a symlink, and passes .git over.
+// regular files only, so it never follows a symlink, and passes .git and
+// gcloop's own output directory (OutputDir) over. A named path inside
+// OutputDir is refused: gcloop never reads its own output as evidence.
 func (w *Workspace) Files(patterns []string) (files []string, err error) {
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -56,6 +58,9 @@ func (w *Workspace) Files(patterns []string) (files []string, err error) {
 		clean, err := InWorkspace(w.dir, pat)
 		if err != nil {
 			return nil, fmt.Errorf("evidence %w", err)
+		}
+		if outputPath(clean) {
+			return nil, fmt.Errorf("evidence %s: %s/ holds gcloop's own output files, never evidence", pat, OutputDir)
 		}
 		var found []string
 		if strings.ContainsAny(clean, "*?[{\\") {
@@ -115,7 +120,7 @@ func (w *Workspace) glob(pat, clean string) ([]string, error) {
 			return fs.SkipAll // the pattern's directory is not there
 		case err != nil:
 			return err
-		case d.IsDir() && d.Name() == ".git":
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == OutputDir):
 			return fs.SkipDir
 		}
 		if !d.Type().IsRegular() {

@@ -12,11 +12,18 @@ import (
 // Events serves GET /api/events: a JSON array of events in ID order. With
 // ?since=N, the first ?limit= (default 100, at most 1000) retained events
 // after N; without it, the newest limit events. ?repo=owner/name keeps one
-// repository's. Only repositories the viewer may read are shown.
+// repository's. Only repositories the viewer may read are shown. With
+// ?format=ndjson the whole retained log after since (0 when absent), or
+// its first ?limit= events, streams as one JSON event per line (see
+// streamEvents).
 func (h *Hub) Events() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q, ok := h.apiQuery(w, r)
 		if !ok {
+			return
+		}
+		if q.ndjson {
+			h.streamEvents(w, r, q)
 			return
 		}
 		var out []event.Event

@@ -1,5 +1,6 @@
 // Package feed serves the bot's event log live and as JSON: GET /ws (a
-// websocket), GET /api/events and GET /api/loops.
+// websocket), GET /api/events (also streamed as ndjson), GET /api/loops
+// and GET /api/loops/{owner}/{repo}/{pr} (one pull request's rounds).
 //
 // One Hub per process holds one subscription to the store and fans every
 // event out to any number of websocket subscribers, each with a bounded

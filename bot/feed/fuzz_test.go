@@ -11,7 +11,7 @@ import (
 // FuzzQuery: any query string of /ws and /api/* is parsed or refused,
 // never a panic, and what is accepted is within bounds.
 func FuzzQuery(f *testing.F) {
-	for _, s := range []string{"", "since=0", "since=18446744073709551616", "limit=5&repo=o/r", "repo=%2e%2e/x", "since=1&since=2", "limit=-3"} {
+	for _, s := range []string{"", "since=0", "since=18446744073709551616", "limit=5&repo=o/r", "repo=%2e%2e/x", "since=1&since=2", "limit=-3", "format=ndjson&since=3", "format=NDJSON", "format=json&format=ndjson"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

@@ -15,8 +15,8 @@ import (
 	"github.com/gcloop/gcloop/bot/event"
 )
 
-// testHub serves a hub over l on an httptest server: /ws, /api/events and
-// /api/loops. The hub runs until the test ends.
+// testHub serves a hub over l on an httptest server: /ws, /api/events,
+// /api/loops and /api/loops/{owner}/{repo}/{pr}. The hub runs until the test ends.
 func testHub(t testing.TB, l Log, opts Options) (*Hub, *httptest.Server) {
 	t.Helper()
 	if opts.Logger == nil {
@@ -33,6 +33,7 @@ func testHub(t testing.TB, l Log, opts Options) (*Hub, *httptest.Server) {
 	mux.Handle("/ws", h)
 	mux.Handle("/api/events", h.Events())
 	mux.Handle("/api/loops", h.Loops())
+	mux.Handle("GET /api/loops/{owner}/{repo}/{pr}", h.LoopHistory())
 	srv := httptest.NewServer(mux)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -18,9 +18,11 @@ type query struct {
 	since int64  // -1 when absent
 	limit int    // DefaultLimit when absent
 	repo  string // "" when absent
+	// ndjson is ?format=ndjson: /api/events streams the log as JSON lines.
+	ndjson bool
 }
 
-// parseQuery reads since, limit and repo; an error names the parameter and
+// parseQuery reads since, limit, format and repo; an error names the parameter and
 // what it expected.
 func parseQuery(v url.Values) (query, error) {
 	q := query{since: -1, limit: DefaultLimit}
@@ -43,6 +45,12 @@ func parseQuery(v url.Values) (query, error) {
 			return q, fmt.Errorf("query parameter limit=%q: want an integer from 1 to %d", clip(s[0]), MaxLimit)
 		}
 		q.limit = min(n, MaxLimit)
+	}
+	if s, ok := v["format"]; ok {
+		if len(s) != 1 || s[0] != "json" && s[0] != "ndjson" {
+			return q, fmt.Errorf("query parameter format=%q: want json or ndjson", clip(strings.Join(s, ",")))
+		}
+		q.ndjson = s[0] == "ndjson"
 	}
 	if s, ok := v["repo"]; ok {
 		if len(s) != 1 || !validRepo(s[0]) {

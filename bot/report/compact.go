@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/gcloop/gcloop/decide"
 )
@@ -129,6 +130,7 @@ func fold(rs []decide.RoundRecord) decide.RoundRecord {
 	out.Verdict = fmt.Sprintf("rounds %d–%d compacted", from, last.N)
 	out.Stalled = false
 	out.Fingerprints, out.Tasks, out.Issues = []string{}, []string{}, []int{}
+	out.Started, out.Ended = time.Time{}, time.Time{} // no one round's times
 	return out
 }
 

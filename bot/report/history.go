@@ -44,8 +44,8 @@ func (w *writer) history() {
 		}
 	}
 	w.openDetails(summary)
-	w.printf("| round | sha | decision | verdict | %s | c/h/m/l | tasks | issues | commit |\n", series.label)
-	w.line("|---:|---|---|---|---:|---|---|---|---|")
+	w.printf("| round | sha | decision | verdict | %s | c/h/m/l | tasks | issues | commit | time |\n", series.label)
+	w.line("|---:|---|---|---|---:|---|---|---|---|---:|")
 	full := h
 	if w.lim.fullRounds >= 0 && len(h) > w.lim.fullRounds {
 		old := h[:len(h)-w.lim.fullRounds]
@@ -65,11 +65,14 @@ func (w *writer) history() {
 			verdict += " (stalled)"
 		}
 		c := rec.Counts
-		w.printf("| %d | %s | %s | %s | %s | %d/%d/%d/%d | %s | %s | %s |\n",
+		w.printf("| %d | %s | %s | %s | %s | %d/%d/%d/%d | %s | %s | %s | %s |\n",
 			rec.N, dash(w.text(shortSHA(rec.SHA))), dash(w.text(string(rec.Decision))), dash(verdict), val,
-			c.Critical, c.High, c.Medium, c.Low, w.idList(rec.Tasks), issueList(rec.Issues), dash(w.text(shortSHA(rec.Commit))))
+			c.Critical, c.High, c.Medium, c.Low, w.idList(rec.Tasks), issueList(rec.Issues), dash(w.text(shortSHA(rec.Commit))), roundTime(rec))
 	}
 	w.line("")
+	if t := loopTime(h); t != "" {
+		w.line(t + "\n")
+	}
 	if w.lim.chartRounds != 0 {
 		rounds := h
 		if w.lim.chartRounds > 0 && len(rounds) > w.lim.chartRounds {
@@ -135,7 +138,7 @@ func (w *writer) collapsed(old []decide.RoundRecord, series chartSeries) {
 	if len(vals) > 0 {
 		val = num(vals[0], 1) + " → " + num(vals[len(vals)-1], 1)
 	}
-	w.printf("| rounds %d–%d | … | %s | %d rounds compacted | %s | — | %d tasks | %d issues | — |\n",
+	w.printf("| rounds %d–%d | … | %s | %d rounds compacted | %s | — | %d tasks | %d issues | — | — |\n",
 		first.N, last.N, strings.Join(ds, ", "), len(old), val, tasks, issues)
 }
 

@@ -33,6 +33,13 @@ func repRound(n int, sha string, dec decide.Outcome, verdict string, score *floa
 		Score: score, Counts: c, Tasks: tasks, Issues: issues}
 }
 
+// timed gives a round record a start and an end: it ran for d up to its
+// time.
+func timed(r decide.RoundRecord, d time.Duration) decide.RoundRecord {
+	r.Started, r.Ended = r.Time.Add(-d), r.Time
+	return r
+}
+
 // coverageFiles is the per-file coverage of two rounds of a cart service:
 // n files now, their coverage the round before moved by varied amounts;
 // the last two files are new, every fifth is unchanged.
@@ -86,8 +93,8 @@ func repCases() map[string]*decide.Decision {
 		NextSteps: []string{"FIX-3-1: fix internal/auth/token.go", "FIX-3-2: fix internal/api/handler.go",
 			"round 3 runs on the next push (or `/gc retry`)"},
 		History: []decide.RoundRecord{
-			repRound(1, "1111111aaaaaaa", decide.Fix, "FIX", repF(3), cnt(2, 3, 1, 0), []string{"FIX-2-1", "FIX-2-2"}, []int{11, 12}),
-			repRound(2, "89abcdef0123456789", decide.Fix, "FIX", repF(4.5), cnt(1, 2, 1, 1), []string{"FIX-3-1", "FIX-3-2"}, []int{13, 14}),
+			timed(repRound(1, "1111111aaaaaaa", decide.Fix, "FIX", repF(3), cnt(2, 3, 1, 0), []string{"FIX-2-1", "FIX-2-2"}, []int{11, 12}), 4*time.Minute+5*time.Second),
+			timed(repRound(2, "89abcdef0123456789", decide.Fix, "FIX", repF(4.5), cnt(1, 2, 1, 1), []string{"FIX-3-1", "FIX-3-2"}, []int{13, 14}), 38*time.Second),
 		},
 	}
 	cases["review-escalate"] = &decide.Decision{Loop: decide.Review, ID: "review", Outcome: decide.Escalate, Verdict: "ESCALATE", Round: 3, MaxRounds: 3, Threshold: repF(7),
@@ -101,8 +108,8 @@ func repCases() map[string]*decide.Decision {
 		NextSteps: []string{"`/gc retry` — grant one more round", "`/gc approve` — force-approve and converge",
 			"`/gc abort` — stop the loop"},
 		History: []decide.RoundRecord{
-			repRound(1, "aaaaaaa1", decide.Fix, "FIX", repF(3.5), cnt(1, 3, 2, 0), []string{"FIX-2-1"}, []int{21}),
-			repRound(2, "bbbbbbb2", decide.Fix, "FIX", repF(4), cnt(0, 3, 1, 0), []string{"FIX-3-1", "FIX-3-2"}, []int{22, 23}),
+			timed(repRound(1, "aaaaaaa1", decide.Fix, "FIX", repF(3.5), cnt(1, 3, 2, 0), []string{"FIX-2-1"}, []int{21}), 12*time.Minute),
+			timed(repRound(2, "bbbbbbb2", decide.Fix, "FIX", repF(4), cnt(0, 3, 1, 0), []string{"FIX-3-1", "FIX-3-2"}, []int{22, 23}), 1*time.Hour+2*time.Minute+9*time.Second),
 			repRound(3, "ccccccc3", decide.Escalate, "ESCALATE", repF(5), cnt(0, 2, 1, 0), nil, nil),
 		},
 	}
@@ -232,8 +239,8 @@ func repCases() map[string]*decide.Decision {
 		Reasons:   []string{"the loop was force-approved by @maintainer at 2026-03-01T15:00:00Z: it stays converged; the evidence alone says ESCALATE (escalate)"},
 		NextSteps: []string{"none: the loop was approved"},
 		History: []decide.RoundRecord{
-			repRound(1, "aaaaaaa1", decide.Fix, "FIX", repF(3.5), cnt(1, 3, 2, 0), []string{"FIX-2-1"}, []int{21}),
-			repRound(2, "bbbbbbb2", decide.Fix, "FIX", repF(4), cnt(0, 3, 1, 0), []string{"FIX-3-1", "FIX-3-2"}, []int{22, 23}),
+			timed(repRound(1, "aaaaaaa1", decide.Fix, "FIX", repF(3.5), cnt(1, 3, 2, 0), []string{"FIX-2-1"}, []int{21}), 12*time.Minute),
+			timed(repRound(2, "bbbbbbb2", decide.Fix, "FIX", repF(4), cnt(0, 3, 1, 0), []string{"FIX-3-1", "FIX-3-2"}, []int{22, 23}), 1*time.Hour+2*time.Minute+9*time.Second),
 			repRound(3, "ccccccc3", decide.Escalate, "ESCALATE", repF(5), cnt(0, 2, 1, 0), nil, nil),
 			repRound(4, "ddddddd4", decide.Converge, "CONVERGE (approved)", repF(5), cnt(0, 1, 0, 0), nil, nil),
 		},

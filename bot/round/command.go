@@ -98,24 +98,24 @@ func (e *Engine) Command(ctx context.Context) (*Result, error) {
 	refuse := func(eff command.Effect) error {
 		start()
 		cr.Refused = true
-		cr.Reply = command.Reply(ev, cmd, eff)
-		if cr.Reply != "" {
-			if err := e.GH.Reply(ctx, ev.Number, cr.Reply); err != nil {
-				return err
-			}
+		cr.Reply = command.Reply(ev, cmd, eff, nil)
+		if err := e.reply(ctx, res, ev, cr.Reply, at); err != nil {
+			return err
 		}
 		e.react(ctx, res, ev.CommentID, command.Confused)
 		return nil
 	}
-	if cmd.Verb == command.Help && cmd.Unknown == "" && cmd.BadLoopID == "" {
+	if cmd.Verb == command.Help {
+		// /gc help, and any /gc line that is no command: the list and who
+		// may run it, for anyone, before any loop or permission is read.
 		start()
-		cr.Reply = command.Reply(ev, cmd, command.Effect{})
-		if cr.Reply != "" {
-			if err := e.GH.Reply(ctx, ev.Number, cr.Reply); err != nil {
-				return res, err
-			}
+		eff := command.Apply(nil, cmd, ev.Author, at, 0)
+		cr.Refused = eff.Refused
+		cr.Reply = command.Reply(ev, cmd, eff, e.who(ctx))
+		if err := e.reply(ctx, res, ev, cr.Reply, at); err != nil {
+			return res, err
 		}
-		e.react(ctx, res, ev.CommentID, command.Rocket)
+		e.react(ctx, res, ev.CommentID, map[bool]string{false: command.Rocket, true: command.Confused}[eff.Refused])
 		return res, nil
 	}
 	return e.carryOut(ctx, res, cmd, id, giver{author: ev.Author, number: ev.Number, at: at, start: start, refuse: refuse,
@@ -289,6 +289,61 @@ func (e *Engine) carryOut(ctx context.Context, res *Result, cmd command.Command,
 	}
 	g.done()
 	return res, nil
+}
+
+// reply posts body, marked as the answer to the command's comment, unless
+// gcloop answered that comment already: a redelivered event or a re-run
+// of the workflow posts no second reply.
+func (e *Engine) reply(ctx context.Context, res *Result, ev command.Event, body string, at time.Time) error {
+	if body == "" {
+		return nil
+	}
+	done, err := e.GH.Replied(ctx, ev.Number, ev.CommentID, at)
+	if err != nil {
+		return err
+	}
+	if done {
+		res.Notes = append(res.Notes, fmt.Sprintf("comment %d is answered already: no second reply", ev.CommentID))
+		return nil
+	}
+	return e.GH.Reply(ctx, ev.Number, command.Marked(body, ev.CommentID))
+}
+
+// who is who may run the commands, for the help: the configured
+// `commands.permission` of the loop this driver runs, else of each loop
+// the configuration (read from the default branch) names. A
+// configuration that cannot be read leaves the default, write; the help
+// is answered all the same.
+func (e *Engine) who(ctx context.Context) command.Who {
+	file, err := e.GH.Config(ctx, "", e.Opts.Config)
+	if err != nil && !errors.Is(err, ErrOffline) {
+		e.log().Printf("command: help: the configuration could not be read (%v); the default permission is shown", err)
+		return nil
+	}
+	id := e.Opts.ID
+	if id == "" {
+		id = string(e.Opts.Loop)
+	}
+	if id != "" {
+		loop := e.Opts.Loop
+		if sec := file.Section(id); sec != nil {
+			loop = sec.Loop
+		}
+		if set, err := config.Resolve(loop, id, file, e.Opts.Overrides); err == nil {
+			return command.Who{{Min: set.Permission}}
+		}
+		return nil
+	}
+	var who command.Who
+	for _, sec := range file.Sections() {
+		if set, err := config.Resolve(sec.Loop, sec.ID, file, e.Opts.Overrides); err == nil {
+			who = append(who, command.Role{LoopID: sec.ID, Min: set.Permission})
+		}
+	}
+	if len(who) > 0 {
+		who = append(who, command.Role{Min: config.DefaultPermission})
+	}
+	return who
 }
 
 // reread reads the command's comment again before it acts. It returns

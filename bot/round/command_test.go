@@ -51,9 +51,11 @@ func TestEngineCommands(t *testing.T) {
 		{"a writer aborts", "lead", "write", "/gc abort", false, decide.StateAborted,
 			[]string{reread, pull, comments, eyes, config, perm, swap, edit, issues, note + "2/comments", closeIt + "2", note + "3/comments", closeIt + "3", note + "4/comments", closeIt + "4", check, eyes}},
 		{"a reader is refused", "dev", "read", "/gc approve", true, "",
-			[]string{reread, pull, comments, eyes, config, perm, reply, eyes}},
+			[]string{reread, pull, comments, eyes, config, perm, comments, reply, eyes}},
 		{"help is answered", "dev", "read", "/gc help", false, "",
-			[]string{reread, eyes, reply, eyes}},
+			[]string{reread, eyes, config, comments, reply, eyes}},
+		{"a /gc line that is no command gets the help, whoever wrote it", "dev", "read", "/gc halp", true, "",
+			[]string{reread, eyes, config, comments, reply, eyes}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

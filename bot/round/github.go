@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/command"
@@ -58,6 +59,10 @@ type GitHub interface {
 	UpsertReport(ctx context.Context, pr int, existing *github.IssueComment, body string) (*github.IssueComment, error)
 	// Reply posts a comment on issue or pull request number.
 	Reply(ctx context.Context, number int, body string) error
+	// Replied reports whether gcloop already answered comment commentID on
+	// number: a comment of gcloop's identity, updated at or after since,
+	// that carries the reply marker (command.Marked).
+	Replied(ctx context.Context, number int, commentID int64, since time.Time) (bool, error)
 	// React adds a reaction to a comment.
 	React(ctx context.Context, commentID int64, content string) error
 }
@@ -228,6 +233,37 @@ func (l *Live) Reply(ctx context.Context, number int, body string) error {
 		return fmt.Errorf("reply on #%d: %w", number, ghclient.Explained(err))
 	}
 	return nil
+}
+
+// maxReplyPages bounds the comment pages Replied reads: 1 000 comments
+// after the command's own.
+const maxReplyPages = 10
+
+// Replied implements GitHub: the comments updated since the command's
+// (GitHub's since filter), which are few, are read for gcloop's marked
+// reply.
+func (l *Live) Replied(ctx context.Context, number int, commentID int64, since time.Time) (bool, error) {
+	login, err := l.Identity(ctx)
+	if err != nil {
+		return false, err
+	}
+	opts := &github.IssueListCommentsOptions{Since: &since, ListOptions: github.ListOptions{PerPage: 100}}
+	for page := 0; page < maxReplyPages; page++ {
+		cs, resp, err := l.Client.Issues.ListComments(ctx, l.Owner, l.Repo, number, opts)
+		if err != nil {
+			return false, fmt.Errorf("look for the reply to comment %d on #%d: %w", commentID, number, ghclient.Explained(err))
+		}
+		for _, c := range cs {
+			if strings.EqualFold(c.GetUser().GetLogin(), login) && command.Answers(c.GetBody(), commentID) {
+				return true, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return false, nil
+		}
+		opts.Page = resp.NextPage
+	}
+	return false, nil
 }
 
 // React implements GitHub.

@@ -3,6 +3,7 @@ package round
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gcloop/gcloop/bot/check"
 	"github.com/gcloop/gcloop/bot/config"
@@ -109,6 +110,11 @@ func (r *Recorder) UpsertReport(_ context.Context, pr int, _ *github.IssueCommen
 func (r *Recorder) Reply(_ context.Context, number int, body string) error {
 	r.record("reply", "on #%d, %d bytes", number, len(body))
 	return nil
+}
+
+// Replied implements GitHub: a dry run has posted no reply.
+func (r *Recorder) Replied(context.Context, int, int64, time.Time) (bool, error) {
+	return false, nil
 }
 
 // React implements GitHub.

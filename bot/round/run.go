@@ -134,6 +134,10 @@ type Engine struct {
 	Opts  Options
 	Log   Log
 	Now   func() time.Time
+
+	// began is when Run began the round (the first plan), for the
+	// round's start when no workflow run tells it.
+	began time.Time
 }
 
 func (e *Engine) log() Log {
@@ -155,6 +159,9 @@ func (e *Engine) log() Log {
 // be taken back, is pushed only after the state was read again, and at
 // most once.
 func (e *Engine) Run(ctx context.Context, in Input, res *Result) error {
+	if e.began.IsZero() {
+		e.began = e.Now()
+	}
 	if in.APIError != nil {
 		res.apiDown(in.APIError)
 	}
@@ -292,6 +299,7 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 	}
 	rec := d.Record()
 	rec.RunID, rec.RunAttempt, rec.Actor = e.Event.RunID, e.Event.RunAttempt, e.Event.Actor
+	rec.Started, rec.Ended = e.roundTimes()
 	// A round that was to close issues and may not have keeps them in its
 	// record: the round carried out again (the bot retries it) sees them
 	// open and closes them; the record of one that closed them has none.
@@ -301,6 +309,7 @@ func (e *Engine) plan(ctx context.Context, in Input, res *Result, file *config.F
 		// A re-run that judged the same: the record (and so the report)
 		// stays as it was, and the comment is not edited.
 		rec.Time, rec.RunID, rec.RunAttempt, rec.Actor = prev.Time, prev.RunID, prev.RunAttempt, prev.Actor
+		rec.Started, rec.Ended = prev.Started, prev.Ended
 	}
 	st.MaxRounds = p.Settings.Config.MaxRounds
 	st.Record(rec)
@@ -444,10 +453,11 @@ func recordedRound(st *decide.State, n int, sha string) *decide.RoundRecord {
 }
 
 // sameJudgment reports whether two records of one round judged the same,
-// whatever run, attempt, time or actor made them.
+// whatever run, attempt, times or actor made them.
 func sameJudgment(a, b decide.RoundRecord) bool {
 	for _, r := range []*decide.RoundRecord{&a, &b} {
 		r.Time, r.RunID, r.RunAttempt, r.Actor, r.Check = time.Time{}, 0, 0, "", nil
+		r.Started, r.Ended = time.Time{}, time.Time{}
 	}
 	return reflect.DeepEqual(a, b)
 }

@@ -76,6 +76,7 @@ func (s *Server) wire() error {
 	s.mux.Handle("GET /ws", guard.Wrap(hub))
 	s.mux.Handle("GET /api/events", guard.Wrap(hub.Events()))
 	s.mux.Handle("GET /api/loops", guard.Wrap(hub.Loops()))
+	s.mux.Handle("GET /api/loops/{owner}/{repo}/{pr}", guard.Wrap(hub.LoopHistory()))
 	dead := &deliveriesAPI{store: s.store, filter: guard.RepoFilter, wake: pool.Wake, log: s.log}
 	s.mux.Handle("GET /api/deliveries", guard.Wrap(http.HandlerFunc(dead.list)))
 	s.mux.Handle("POST /api/deliveries/{id}/redeliver", guard.Wrap(http.HandlerFunc(dead.redeliver)))

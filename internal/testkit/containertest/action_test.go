@@ -141,25 +141,14 @@ func TestTheImageRunsRoundsAsTheRunnerRunsIt(t *testing.T) {
 				if v := f.gh.Violations(); len(v) > 0 {
 					t.Errorf("requests GitHub would refuse: %v", v)
 				}
-				id := tt.inputs["loop"]
-				for out, name := range map[string]string{"report": "report.md", "decision-json": "decision.json", "tasks": "tasks.json"} {
-					want := "/github/runner_temp/gcloop/" + id + "/" + name
-					if r.outputs[out] != want {
-						t.Errorf("output %s = %q; want %q (under RUNNER_TEMP, as the container sees it)", out, r.outputs[out], want)
-					}
-					if _, err := os.Stat(filepath.Join(j.temp, "gcloop", id, name)); err != nil {
-						t.Errorf("output %s: not on the runner: %v", out, err)
-					}
-				}
+				checkWorkspaceFiles(t, j, r, tt.inputs["loop"])
 				if !strings.Contains(r.summary, "gcloop") {
 					t.Errorf("job summary %q; want the report", r.summary)
-				}
-				if _, err := os.Stat(filepath.Join(j.ws, ".gcloop")); err == nil {
-					t.Error("the run wrote .gcloop in the workspace")
 				}
 				if owned := rootOwned(t, j.work); len(owned) > 0 {
 					t.Errorf("the run left root-owned files on the runner: %v", owned)
 				}
+				removeAsRunner(t, filepath.Join(j.ws, ".gcloop"))
 				tt.check(t, f, r)
 			})
 		}

@@ -172,15 +172,20 @@ func runAction(env *Env, args []string) error {
 			a.Errorf("gcloop: GitHub API unavailable, decision partial: %s", oneLine(res.APIError.Error()))
 		}
 	}
-	// The files go under RUNNER_TEMP (the runner mounts it into the
-	// container), never the workspace; the outputs carry their paths.
-	outDir, err := action.OutputDir(env.Getenv("RUNNER_TEMP"))
+	// The files go under .gcloop/<id>/ in the workspace, the one directory
+	// the next steps share with a Docker action, and the outputs carry
+	// their workspace-relative paths; a run by hand writes them to a
+	// temporary directory and gives absolute paths.
+	outRoot, byHand, err := action.OutputRoot(env.Getenv("GITHUB_WORKSPACE"))
 	if err != nil {
 		return err
 	}
-	files, err := action.WriteFiles(outDir, res)
+	files, err := action.WriteFiles(outRoot, res)
 	if err != nil {
 		return err
+	}
+	if byHand {
+		files = files.In(outRoot)
 	}
 	if opts.DryRun {
 		action.PrintDryRun(env.Stdout, res)
