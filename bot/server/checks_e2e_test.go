@@ -20,7 +20,14 @@ func TestBotChecksEndToEnd(t *testing.T) {
 	if status, body := b.deliver(t, "workflow_run", "run-1", w.workflowRun(t)); status != http.StatusAccepted {
 		t.Fatalf("workflow_run delivery: %d %s", status, body)
 	}
-	waitFor(t, b, "the round's check run", func() bool { return len(w.gh.CheckRuns(owner, repo)) == 1 })
+	// The check run is written before the report comment: wait for the
+	// whole round, or the merge group could find no report yet.
+	waitFor(t, b, "the round to be done", func() bool {
+		return strings.Contains(b.metrics(t), `gcloop_deliveries_total{event="workflow_run",result="done"} 1`)
+	})
+	if n := len(w.gh.CheckRuns(owner, repo)); n != 1 {
+		t.Fatalf("%d check runs after the round, want 1", n)
+	}
 	round := w.gh.CheckRuns(owner, repo)[0]
 
 	// The merge group of the pull request, as GitHub's merge_group
