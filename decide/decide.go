@@ -146,6 +146,11 @@ func Decide(in Input) (*Decision, error) {
 		return nil, err
 	}
 	d.Fingerprints = fingerprints(d)
+	var prev *RoundRecord
+	if len(in.History) > 0 {
+		prev = &in.History[len(in.History)-1]
+	}
+	d.Movement, d.Since, d.Fixed = track(prev, d.Round, d.Fingerprints)
 	checkStall(in, d)
 	if d.Outcome == Fix {
 		d.Tasks = buildTasks(d, inOrder)
@@ -162,7 +167,10 @@ func (d *Decision) Record() RoundRecord {
 		Stalled: d.Stalled, Score: d.Score, Signal: d.Signal, Counts: d.Counts,
 		Coverage: d.Coverage, PassRate: d.PassRate, Regressions: d.Regressions,
 		Fingerprints: d.Fingerprints, Tasks: []string{}, Issues: []int{},
+		Since: olderSince(d.Since, d.Round),
 	}
+	m := d.Movement
+	r.Movement = &m
 	if r.Fingerprints == nil {
 		r.Fingerprints = []string{}
 	}

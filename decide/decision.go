@@ -82,6 +82,15 @@ type Decision struct {
 	// Fingerprints identify the round's blocking findings (or failing
 	// tests) across rounds, for stall detection.
 	Fingerprints []string
+	// Movement says how the tracked findings (those Fingerprints
+	// identify) moved since the previous round: fixed, new, persisting.
+	Movement Movement
+	// Since maps each of Fingerprints to the round it was first seen in
+	// (this round for a new one).
+	Since map[string]int
+	// Fixed are the tracked findings of the previous round that this round
+	// no longer has, the oldest first.
+	Fixed []FixedFinding
 	// Metrics are before/after figures for the report.
 	Metrics []Metric
 	// Dimensions are per-dimension audit scores.

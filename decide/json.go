@@ -7,8 +7,8 @@ import (
 )
 
 // decisionJSON is the decision JSON of DESIGN §8, fields in contract
-// order; absent values are null, never omitted. ID, Summary and History
-// extend the contract.
+// order; absent values are null, never omitted. ID, Summary, Movement and
+// History extend the contract.
 type decisionJSON struct {
 	Schema      string        `json:"schema"`
 	Loop        Loop          `json:"loop"`
@@ -32,6 +32,7 @@ type decisionJSON struct {
 	Notes       []string      `json:"notes"`
 	Status      string        `json:"status"`
 	Summary     string        `json:"summary,omitempty"`
+	Movement    Movement      `json:"movement"`
 	History     []RoundRecord `json:"history"`
 }
 
@@ -41,7 +42,7 @@ func (d *Decision) MarshalJSON() ([]byte, error) {
 		Schema: DecisionSchema, Loop: d.Loop, ID: d.ID, Decision: d.Outcome, Verdict: d.Verdict,
 		Forced: d.Forced, Advisory: d.Advisory, Stalled: d.Stalled, Round: d.Round, MaxRounds: d.MaxRounds,
 		Counts: d.Counts, Tasks: nonNil(d.Tasks), Reasons: nonNil(d.Reasons), Notes: nonNil(d.Notes),
-		Status: d.Status, Summary: d.Summary, History: nonNil(d.History),
+		Status: d.Status, Summary: d.Summary, Movement: d.Movement, History: nonNil(d.History),
 	}
 	if d.Loop == Review || d.Loop == Audit {
 		j.Score = d.Score

@@ -38,10 +38,16 @@ type RoundRecord struct {
 	PassRate     *float64  `json:"pass_rate"`
 	Regressions  *int      `json:"regressions,omitempty"`
 	Fingerprints []string  `json:"fingerprints"`
-	Tasks        []string  `json:"tasks"`
-	Issues       []int     `json:"issues"`
-	Commit       string    `json:"commit,omitempty"`
-	Actor        string    `json:"actor,omitempty"`
+	// Since maps the fingerprints first seen in an earlier round to that
+	// round; a fingerprint not in it was first seen in this round.
+	Since map[string]int `json:"since,omitempty"`
+	// Movement counts the tracked findings fixed, new and persisting
+	// against the previous round (nil in records written before it).
+	Movement *Movement `json:"movement,omitempty"`
+	Tasks    []string  `json:"tasks"`
+	Issues   []int     `json:"issues"`
+	Commit   string    `json:"commit,omitempty"`
+	Actor    string    `json:"actor,omitempty"`
 	// Check is the check run (or commit status) written for the round.
 	Check *CheckRecord `json:"check,omitempty"`
 }

@@ -1,0 +1,198 @@
+package decide
+
+import (
+	"fmt"
+	"sort"
+)
+
+// The status of a tracked finding against the previous round (DESIGN §5.9).
+const (
+	FindingNew        = "new"
+	FindingPersisting = "persisting"
+	FindingFixed      = "fixed"
+)
+
+// Movement says how a round's tracked findings — its blocking findings and
+// failing tests, those its Fingerprints identify — moved since the
+// previous round: how many the previous round had that this one has not
+// (fixed), how many it has that the previous round had not (new), and how
+// many both have (persisting).
+type Movement struct {
+	// Previous is the round compared with; 0 in a loop's first round,
+	// where every finding is new.
+	Previous   int `json:"previous"`
+	Fixed      int `json:"fixed"`
+	New        int `json:"new"`
+	Persisting int `json:"persisting"`
+	// Since is the earliest round in which a persisting finding was first
+	// seen ("still open since round Since"); 0 when none persists.
+	Since int `json:"since,omitempty"`
+}
+
+// FixedFinding is a finding of the previous round that this round no
+// longer has: its fingerprint and the round it was first seen in.
+type FixedFinding struct {
+	Fingerprint string
+	Since       int
+}
+
+// comparison is the one answer to "the same finding as last round":
+// fingerprints of round cur matched against those of round prev.
+type comparison struct {
+	added, kept, gone []string // sorted
+}
+
+// compare matches two rounds' fingerprints. Stall detection and the
+// movement both read it, so they never disagree on what persisted.
+func compare(prev, cur []string) comparison {
+	had := make(map[string]bool, len(prev))
+	for _, f := range prev {
+		had[f] = true
+	}
+	var c comparison
+	has := make(map[string]bool, len(cur))
+	for _, f := range cur {
+		if has[f] {
+			continue
+		}
+		has[f] = true
+		if had[f] {
+			c.kept = append(c.kept, f)
+		} else {
+			c.added = append(c.added, f)
+		}
+	}
+	for f := range had {
+		if !has[f] {
+			c.gone = append(c.gone, f)
+		}
+	}
+	sort.Strings(c.added)
+	sort.Strings(c.kept)
+	sort.Strings(c.gone)
+	return c
+}
+
+// firstSeen is the round in which fingerprint f of round r was first seen:
+// r.Since holds the fingerprints first seen before r; any other one was
+// first seen in r itself.
+func firstSeen(r *RoundRecord, f string) int {
+	if n, ok := r.Since[f]; ok && n > 0 && n < r.N {
+		return n
+	}
+	return r.N
+}
+
+// track classifies the fingerprints of round n against prev (nil in a
+// loop's first round): the movement, the first round of every fingerprint
+// of round n (new ones: n) and the findings it fixed. A previous record
+// written before the state kept first rounds (no Since) dates what
+// persists from its own round.
+func track(prev *RoundRecord, n int, cur []string) (Movement, map[string]int, []FixedFinding) {
+	var before []string
+	if prev != nil {
+		before = prev.Fingerprints
+	}
+	c := compare(before, cur)
+	m := Movement{New: len(c.added), Persisting: len(c.kept), Fixed: len(c.gone)}
+	since := make(map[string]int, len(c.added)+len(c.kept))
+	for _, f := range c.added {
+		since[f] = n
+	}
+	if prev == nil {
+		return m, since, nil
+	}
+	m.Previous = prev.N
+	for _, f := range c.kept {
+		s := firstSeen(prev, f)
+		since[f] = s
+		if m.Since == 0 || s < m.Since {
+			m.Since = s
+		}
+	}
+	fixed := make([]FixedFinding, 0, len(c.gone))
+	for _, f := range c.gone {
+		fixed = append(fixed, FixedFinding{Fingerprint: f, Since: firstSeen(prev, f)})
+	}
+	sort.SliceStable(fixed, func(i, j int) bool { return fixed[i].Since < fixed[j].Since })
+	return m, since, fixed
+}
+
+// olderSince keeps, of a round's first rounds, those before the round
+// itself: what its record carries (the rest are the round's own).
+func olderSince(since map[string]int, n int) map[string]int {
+	var out map[string]int
+	for f, s := range since {
+		if s < n {
+			if out == nil {
+				out = make(map[string]int)
+			}
+			out[f] = s
+		}
+	}
+	return out
+}
+
+// String renders the movement as the report's lead line: "3 fixed, 1 new,
+// 4 still open since round 1"; parts that are zero are left out, and a
+// round where nothing is tracked on either side says so.
+func (m Movement) String() string {
+	var parts []string
+	if m.Fixed > 0 {
+		parts = append(parts, fmt.Sprintf("%d fixed", m.Fixed))
+	}
+	if m.New > 0 {
+		parts = append(parts, fmt.Sprintf("%d new", m.New))
+	}
+	if m.Persisting > 0 {
+		s := fmt.Sprintf("%d still open", m.Persisting)
+		if m.Since > 0 {
+			s += fmt.Sprintf(" since round %d", m.Since)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "no blocking finding, as in the previous round"
+	}
+	out := parts[0]
+	for _, p := range parts[1:] {
+		out += ", " + p
+	}
+	return out
+}
+
+// FindingStatus is the status of one of the round's findings: new or
+// persisting for a tracked (blocking) finding, "" for one that is not
+// tracked (medium and low findings never block and are not followed).
+func (d *Decision) FindingStatus(f Finding) string {
+	if f.Severity != Critical && f.Severity != High {
+		return ""
+	}
+	return d.trackedStatus(Fingerprint(d.ID, f))
+}
+
+// TestStatus is the status of a failing test of the round: new or
+// persisting.
+func (d *Decision) TestStatus(name string) string {
+	return d.trackedStatus(TestFingerprint(d.ID, name))
+}
+
+func (d *Decision) trackedStatus(fp string) string {
+	since, ok := d.Since[fp]
+	switch {
+	case !ok:
+		return ""
+	case since < d.Round:
+		return FindingPersisting
+	}
+	return FindingNew
+}
+
+// FirstSeen is the round in which a finding of this round was first seen;
+// 0 when it is not tracked.
+func (d *Decision) FirstSeen(f Finding) int {
+	if f.Severity != Critical && f.Severity != High {
+		return 0
+	}
+	return d.Since[Fingerprint(d.ID, f)]
+}
