@@ -167,7 +167,7 @@ func (d *Decision) Record() RoundRecord {
 		Stalled: d.Stalled, Score: d.Score, Signal: d.Signal, Counts: d.Counts,
 		Coverage: d.Coverage, PassRate: d.PassRate, Regressions: d.Regressions,
 		Fingerprints: d.Fingerprints, Tasks: []string{}, Issues: []int{},
-		Since: olderSince(d.Since, d.Round),
+		FirstSeen: firstSeenList(d.Fingerprints, d.Since, d.Round),
 	}
 	m := d.Movement
 	r.Movement = &m

@@ -73,14 +73,25 @@ func compare(prev, cur []string) comparison {
 	return c
 }
 
-// firstSeen is the round in which fingerprint f of round r was first seen:
-// r.Since holds the fingerprints first seen before r; any other one was
-// first seen in r itself.
-func firstSeen(r *RoundRecord, f string) int {
-	if n, ok := r.Since[f]; ok && n > 0 && n < r.N {
-		return n
+// firstSeen returns the round in which each fingerprint of round r was
+// first seen, from r.FirstSeen; a round outside 1…r.N, or a record without
+// (or with a misaligned) FirstSeen, dates a fingerprint to r itself.
+func firstSeen(r *RoundRecord) func(f string) int {
+	var idx map[string]int
+	if len(r.FirstSeen) == len(r.Fingerprints) && len(r.FirstSeen) > 0 {
+		idx = make(map[string]int, len(r.Fingerprints))
+		for i, f := range r.Fingerprints {
+			idx[f] = i
+		}
 	}
-	return r.N
+	return func(f string) int {
+		if i, ok := idx[f]; ok {
+			if n := r.FirstSeen[i]; n > 0 && n < r.N {
+				return n
+			}
+		}
+		return r.N
+	}
 }
 
 // track classifies the fingerprints of round n against prev (nil in a
@@ -103,8 +114,9 @@ func track(prev *RoundRecord, n int, cur []string) (Movement, map[string]int, []
 		return m, since, nil
 	}
 	m.Previous = prev.N
+	seen := firstSeen(prev)
 	for _, f := range c.kept {
-		s := firstSeen(prev, f)
+		s := seen(f)
 		since[f] = s
 		if m.Since == 0 || s < m.Since {
 			m.Since = s
@@ -112,23 +124,29 @@ func track(prev *RoundRecord, n int, cur []string) (Movement, map[string]int, []
 	}
 	fixed := make([]FixedFinding, 0, len(c.gone))
 	for _, f := range c.gone {
-		fixed = append(fixed, FixedFinding{Fingerprint: f, Since: firstSeen(prev, f)})
+		fixed = append(fixed, FixedFinding{Fingerprint: f, Since: seen(f)})
 	}
 	sort.SliceStable(fixed, func(i, j int) bool { return fixed[i].Since < fixed[j].Since })
 	return m, since, fixed
 }
 
-// olderSince keeps, of a round's first rounds, those before the round
-// itself: what its record carries (the rest are the round's own).
-func olderSince(since map[string]int, n int) map[string]int {
-	var out map[string]int
-	for f, s := range since {
-		if s < n {
-			if out == nil {
-				out = make(map[string]int)
-			}
-			out[f] = s
+// firstSeenList lists the first round of each fingerprint in order, for
+// the round record of round n; nil when every one is new in round n (a
+// list of small numbers costs the state far less than a map keyed by
+// fingerprint).
+func firstSeenList(fps []string, since map[string]int, n int) []int {
+	out := make([]int, len(fps))
+	older := false
+	for i, f := range fps {
+		s, ok := since[f]
+		if !ok || s <= 0 || s > n {
+			s = n
 		}
+		out[i] = s
+		older = older || s < n
+	}
+	if !older {
+		return nil
 	}
 	return out
 }

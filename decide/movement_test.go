@@ -104,8 +104,15 @@ func TestFixedFindingsKeepTheirFirstRound(t *testing.T) {
 		t.Errorf("round 2 dates the lock finding to round %d, want 1", got)
 	}
 	rec := ds[1].Record()
-	if diff := cmp.Diff(map[string]int{Fingerprint("review", lock): 1}, rec.Since); diff != "" {
-		t.Errorf("record since keeps only older rounds (-want +got):\n%s", diff)
+	want2 := []int{1, 2}
+	if rec.Fingerprints[0] != Fingerprint("review", lock) {
+		want2 = []int{2, 1}
+	}
+	if diff := cmp.Diff(want2, rec.FirstSeen); diff != "" {
+		t.Errorf("record first rounds, in fingerprint order (-want +got):\n%s", diff)
+	}
+	if got := ds[0].Record().FirstSeen; got != nil {
+		t.Errorf("round 1 record keeps first rounds %v, want none (all its own)", got)
 	}
 }
 

@@ -38,9 +38,10 @@ type RoundRecord struct {
 	PassRate     *float64  `json:"pass_rate"`
 	Regressions  *int      `json:"regressions,omitempty"`
 	Fingerprints []string  `json:"fingerprints"`
-	// Since maps the fingerprints first seen in an earlier round to that
-	// round; a fingerprint not in it was first seen in this round.
-	Since map[string]int `json:"since,omitempty"`
+	// FirstSeen holds, for each of Fingerprints (same order), the round it
+	// was first seen in; omitted when every one is new in this round. A
+	// list of another length than Fingerprints is ignored.
+	FirstSeen []int `json:"first_seen,omitempty"`
 	// Movement counts the tracked findings fixed, new and persisting
 	// against the previous round (nil in records written before it).
 	Movement *Movement `json:"movement,omitempty"`
