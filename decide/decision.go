@@ -34,6 +34,11 @@ type Task struct {
 	Findings    []string `json:"findings"`
 	Acceptance  string   `json:"acceptance"`
 	DependsOn   []string `json:"depends_on"`
+	// Fingerprints identify the tracked findings (blocking findings,
+	// failing tests) the task is about, sorted; a fix issue carries them
+	// to be closed when they are all fixed and reopened when one comes
+	// back. Not part of the seed task format.
+	Fingerprints []string `json:"-"`
 }
 
 // Metric is one named before/after figure shown in the report (debt score,
