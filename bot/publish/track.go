@@ -94,8 +94,12 @@ func (s SyncSpec) allFixed(is *github.Issue) bool {
 }
 
 // fixedNote is the comment that closes an issue whose findings are all
-// fixed while the loop goes on.
+// fixed, in a round that goes on or (FixedOnly) an escalation.
 func (s SyncSpec) fixedNote() string {
+	if s.FixedOnly {
+		return fmt.Sprintf("Fixed in round %d: the %s loop `%s` on #%d no longer reports the findings of this issue. It is reopened if one of them comes back.",
+			s.Round, s.Loop, s.LoopID, s.PR)
+	}
 	return fmt.Sprintf("Fixed in round %d: the %s loop `%s` on #%d no longer reports the findings of this issue. The loop goes on; this issue is reopened if one of them comes back.",
 		s.Round, s.Loop, s.LoopID, s.PR)
 }

@@ -73,7 +73,7 @@ func TestFixIssuesFollowTheirFindings(t *testing.T) {
 			func() SyncSpec { s := trackedSpec(4, []string{fpB1}, []int{1, 2}); s.FixedOnly = true; return s }(),
 			[]string{"list page 1", "comment #1", "edit #1 state=closed reason=completed"},
 			SyncResult{Closed: []int{1}, KeptOpen: []int{2}},
-			map[int]string{1: "Fixed in round 4: the review loop `review` on #12 no longer reports the findings of this issue. The loop goes on; this issue is reopened if one of them comes back."}},
+			map[int]string{1: "Fixed in round 4: the review loop `review` on #12 no longer reports the findings of this issue. It is reopened if one of them comes back."}},
 		{"a new finding in a file whose issue was fixed opens a new issue",
 			trackedSpec(5, []string{fpA2, fpB1}, []int{1, 2}, trackedTask("FIX-6-1", "a.go", fpB2), trackedTask("FIX-6-2", "b.go", fpB1)),
 			[]string{"list page 1", "get #1", "create gcloop: fix a.go (PR #12, round 5)", "edit #2"},
