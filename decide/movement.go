@@ -179,38 +179,30 @@ func (m Movement) String() string {
 	return out
 }
 
-// FindingStatus is the status of one of the round's findings: new or
+// FindingStatus is the status of one of the round's findings — new or
 // persisting for a tracked (blocking) finding, "" for one that is not
-// tracked (medium and low findings never block and are not followed).
-func (d *Decision) FindingStatus(f Finding) string {
+// tracked (medium and low findings never block and are not followed) —
+// and the round it was first seen in (0 when not tracked).
+func (d *Decision) FindingStatus(f Finding) (status string, since int) {
 	if f.Severity != Critical && f.Severity != High {
-		return ""
+		return "", 0
 	}
 	return d.trackedStatus(Fingerprint(d.ID, f))
 }
 
-// TestStatus is the status of a failing test of the round: new or
-// persisting.
-func (d *Decision) TestStatus(name string) string {
+// TestStatus is the status of a failing test of the round, new or
+// persisting, and the round it was first seen in.
+func (d *Decision) TestStatus(name string) (status string, since int) {
 	return d.trackedStatus(TestFingerprint(d.ID, name))
 }
 
-func (d *Decision) trackedStatus(fp string) string {
+func (d *Decision) trackedStatus(fp string) (string, int) {
 	since, ok := d.Since[fp]
 	switch {
 	case !ok:
-		return ""
+		return "", 0
 	case since < d.Round:
-		return FindingPersisting
+		return FindingPersisting, since
 	}
-	return FindingNew
-}
-
-// FirstSeen is the round in which a finding of this round was first seen;
-// 0 when it is not tracked.
-func (d *Decision) FirstSeen(f Finding) int {
-	if f.Severity != Critical && f.Severity != High {
-		return 0
-	}
-	return d.Since[Fingerprint(d.ID, f)]
+	return FindingNew, since
 }

@@ -3,6 +3,7 @@ package decide
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -82,7 +83,7 @@ func TestMovement(t *testing.T) {
 				t.Errorf("%d fixed findings listed, movement says %d", len(d.Fixed), d.Movement.Fixed)
 			}
 			for f, want := range tt.status {
-				if got := d.FindingStatus(f); got != want {
+				if got, _ := d.FindingStatus(f); got != want {
 					t.Errorf("status of %s = %q, want %q", f, got, want)
 				}
 			}
@@ -229,6 +230,26 @@ func TestStallReadsTheMovement(t *testing.T) {
 		st.Record(d.Record())
 		if i == 2 && (!d.Stalled || d.Movement.Persisting != 1) {
 			t.Errorf("round 3: stalled %v movement %+v; a moved line must stay the same finding for both", d.Stalled, d.Movement)
+		}
+	}
+}
+
+// BenchmarkTrack classifies a round of 5 000 tracked findings against a
+// previous round of 5 000, 4 000 of them shared, with their first rounds.
+func BenchmarkTrack(b *testing.B) {
+	const n, shared = 5000, 4000
+	prev := RoundRecord{N: 7}
+	var cur []string
+	for i := range n {
+		prev.Fingerprints = append(prev.Fingerprints, fmt.Sprintf("%016x", i))
+		prev.FirstSeen = append(prev.FirstSeen, 1+i%7)
+		cur = append(cur, fmt.Sprintf("%016x", i+n-shared))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m, _, _ := track(&prev, 8, cur)
+		if m.Persisting != shared {
+			b.Fatalf("movement %+v", m)
 		}
 	}
 }

@@ -275,7 +275,7 @@ func (w *writer) findingTable(fs []decide.Finding, budget int, what string, stat
 			msg += " — *suggestion:* " + w.text(f.Suggestion)
 		}
 		if status {
-			w.printf("| %s | %s | %s | %s |\n", sevMark(f.Severity), w.statusCell(w.d.FindingStatus(f), w.d.FirstSeen(f)), where, msg)
+			w.printf("| %s | %s | %s | %s |\n", sevMark(f.Severity), w.statusCell(w.d.FindingStatus(f)), where, msg)
 			continue
 		}
 		w.printf("| %s | %s | %s |\n", sevMark(f.Severity), where, msg)

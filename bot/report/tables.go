@@ -5,7 +5,6 @@ package report
 
 import (
 	"fmt"
-	"github.com/gcloop/gcloop/decide"
 	"math"
 	"strconv"
 	"strings"
@@ -192,8 +191,7 @@ func (w *writer) failures() {
 		}
 		name := dash(w.text(f.Name))
 		if status {
-			st := w.d.TestStatus(f.Name)
-			name += " | " + w.statusCell(st, w.d.Since[decide.TestFingerprint(w.d.ID, f.Name)])
+			name += " | " + w.statusCell(w.d.TestStatus(f.Name))
 		}
 		w.printf("| %s | %s | %s | %s |\n", name, file, dash(w.text(f.Category)), dash(w.text(f.Message)))
 	}

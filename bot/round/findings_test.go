@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/gcloop/gcloop/bot/config"
-	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/bot/report"
 	"github.com/gcloop/gcloop/bot/round"
 	"github.com/gcloop/gcloop/decide"
@@ -27,18 +26,6 @@ func reviewOf(fs ...decide.Finding) *decide.Evidence {
 func (w *world) push() {
 	w.head = w.gh.AddCommit(owner, repo, "feature/cart", w.gh.TreeFiles(owner, repo, w.head), w.head)
 	w.gh.MovePullHead(owner, repo, w.pr, w.head)
-}
-
-// issue returns fix issue n of the fake.
-func (w *world) issue(t *testing.T, n int) ghfake.Issue {
-	t.Helper()
-	for _, is := range w.gh.Issues(owner, repo) {
-		if is.Number == n {
-			return is
-		}
-	}
-	t.Fatalf("no issue #%d", n)
-	return ghfake.Issue{}
 }
 
 // lastComment is the newest comment on issue n.
