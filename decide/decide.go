@@ -150,7 +150,9 @@ func Decide(in Input) (*Decision, error) {
 	if len(in.History) > 0 {
 		prev = &in.History[len(in.History)-1]
 	}
-	d.Movement, d.Since, d.Fixed = track(prev, d.Round, d.Fingerprints)
+	var added []string
+	d.Movement, d.Since, d.Fixed, added = track(prev, d.Round, d.Fingerprints)
+	d.Returned = returned(in.History, added)
 	checkStall(in, d)
 	if d.Outcome == Fix {
 		d.Tasks = buildTasks(d, inOrder)

@@ -96,6 +96,10 @@ type Decision struct {
 	// Fixed are the tracked findings of the previous round that this round
 	// no longer has, the oldest first.
 	Fixed []FixedFinding
+	// Returned are the new fingerprints (against the previous round) that
+	// an earlier round carried: fixed findings that came back, whose fix
+	// issue is reopened.
+	Returned []string
 	// Metrics are before/after figures for the report.
 	Metrics []Metric
 	// Dimensions are per-dimension audit scores.

@@ -96,22 +96,23 @@ func firstSeen(r *RoundRecord) func(f string) int {
 
 // track classifies the fingerprints of round n against prev (nil in a
 // loop's first round): the movement, the first round of every fingerprint
-// of round n (new ones: n) and the findings it fixed. A previous record
+// of round n (new ones: n), the findings it fixed and the fingerprints new
+// against prev. A previous record
 // written before the state kept first rounds (no Since) dates what
 // persists from its own round.
-func track(prev *RoundRecord, n int, cur []string) (Movement, map[string]int, []FixedFinding) {
+func track(prev *RoundRecord, n int, cur []string) (m Movement, since map[string]int, fixed []FixedFinding, added []string) {
 	var before []string
 	if prev != nil {
 		before = prev.Fingerprints
 	}
 	c := compare(before, cur)
-	m := Movement{New: len(c.added), Persisting: len(c.kept), Fixed: len(c.gone)}
-	since := make(map[string]int, len(c.added)+len(c.kept))
+	m = Movement{New: len(c.added), Persisting: len(c.kept), Fixed: len(c.gone)}
+	since = make(map[string]int, len(c.added)+len(c.kept))
 	for _, f := range c.added {
 		since[f] = n
 	}
 	if prev == nil {
-		return m, since, nil
+		return m, since, nil, c.added
 	}
 	m.Previous = prev.N
 	seen := firstSeen(prev)
@@ -122,12 +123,12 @@ func track(prev *RoundRecord, n int, cur []string) (Movement, map[string]int, []
 			m.Since = s
 		}
 	}
-	fixed := make([]FixedFinding, 0, len(c.gone))
+	fixed = make([]FixedFinding, 0, len(c.gone))
 	for _, f := range c.gone {
 		fixed = append(fixed, FixedFinding{Fingerprint: f, Since: seen(f)})
 	}
 	sort.SliceStable(fixed, func(i, j int) bool { return fixed[i].Since < fixed[j].Since })
-	return m, since, fixed
+	return m, since, fixed, c.added
 }
 
 // firstSeenList lists the first round of each fingerprint in order, for
@@ -205,4 +206,28 @@ func (d *Decision) trackedStatus(fp string) (string, int) {
 		return FindingPersisting, since
 	}
 	return FindingNew, since
+}
+
+// returned are the fingerprints among added (new against the previous
+// round) that an earlier round carried: findings that were fixed and came
+// back. Rounds whose fingerprints compaction dropped tell nothing.
+func returned(history []RoundRecord, added []string) []string {
+	if len(added) == 0 || len(history) < 2 {
+		return nil
+	}
+	isNew := make(map[string]bool, len(added))
+	for _, f := range added {
+		isNew[f] = true
+	}
+	var out []string
+	for _, r := range history[:len(history)-1] {
+		for _, f := range r.Fingerprints {
+			if isNew[f] {
+				out = append(out, f)
+				delete(isNew, f)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -247,9 +247,35 @@ func BenchmarkTrack(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		m, _, _ := track(&prev, 8, cur)
+		m, _, _, _ := track(&prev, 8, cur)
 		if m.Persisting != shared {
 			b.Fatalf("movement %+v", m)
 		}
+	}
+}
+
+func TestReturnedFindings(t *testing.T) {
+	t.Parallel()
+	lock := finding(High, "core/lock.go", 40, "lock held across network call")
+	leak := finding(Critical, "net/conn.go", 9, "connection leaked")
+	sql := Finding{Severity: Critical, File: "db/q.go", Line: 3, Rule: "G201", Message: "SQL built from input"}
+	tests := []struct {
+		name   string
+		rounds [][]Finding
+		want   []string
+	}{
+		{"a finding fixed in round 2 that comes back in round 3", [][]Finding{{lock, leak}, {leak}, {lock, leak}}, []string{Fingerprint("review", lock)}},
+		{"a finding never seen before has not come back", [][]Finding{{lock}, {}, {sql}}, nil},
+		{"a persisting finding has not come back", [][]Finding{{lock}, {lock}, {lock}}, nil},
+		{"round 2 has no earlier round to come back from", [][]Finding{{lock}, {leak}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ds := reviewRounds(t, tt.rounds...)
+			if diff := cmp.Diff(tt.want, ds[len(ds)-1].Returned); diff != "" {
+				t.Errorf("returned (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -95,9 +95,14 @@ type SyncSpec struct {
 	// whose findings are all fixed are closed.
 	FixedOnly bool
 	// Known are the issues earlier rounds recorded. A task with no open
-	// issue reopens the newest closed one of its target among them whose
-	// findings come back, instead of opening another.
+	// issue, about a finding that came back (one of Returned), reopens the
+	// newest closed one of its target among them that held the finding,
+	// instead of opening another.
 	Known []int
+	// Returned are the fingerprints of the round's findings that were
+	// fixed and came back (decide.Decision.Returned); only tasks about one
+	// of them look for a closed issue.
+	Returned []string
 }
 
 // PlannedIssue is the fix issue of one task.

@@ -207,10 +207,14 @@ func (s SyncSpec) reopen(ctx context.Context, api issuesAPI, p PlannedIssue, bac
 // reopenable finds, for each plan without an open issue, the closed issue
 // of its key whose findings come back: it sets the plan's Number to that
 // issue and returns how many of its findings come back, by key. Nothing
-// is read when every plan has an open issue (a re-run) or no earlier
-// round recorded an issue.
+// is read unless a plan without an open issue is about a finding that came
+// back (SyncSpec.Returned) and earlier rounds recorded issues: a re-run,
+// or a round with only new findings, reads no closed issue.
 func (s SyncSpec) reopenable(ctx context.Context, api issuesAPI, plans []PlannedIssue, mine []mineIssue) (map[string]int, error) {
-	if len(s.Known) == 0 || !slices.ContainsFunc(plans, func(p PlannedIssue) bool { return p.Number == 0 && len(p.Fingerprints) > 0 }) {
+	back := func(p PlannedIssue) bool {
+		return p.Number == 0 && slices.ContainsFunc(p.Fingerprints, func(f string) bool { return slices.Contains(s.Returned, f) })
+	}
+	if len(s.Known) == 0 || !slices.ContainsFunc(plans, back) {
 		return nil, nil
 	}
 	open := map[int]bool{}
@@ -225,7 +229,7 @@ func (s SyncSpec) reopenable(ctx context.Context, api issuesAPI, plans []Planned
 	for i := range plans {
 		p := &plans[i]
 		is := closed[p.Key]
-		if p.Number != 0 || is == nil {
+		if !back(*p) || is == nil {
 			continue
 		}
 		if n := returning(is, s.LoopID, p.Fingerprints); n > 0 {

@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,11 +27,12 @@ func trackedTask(id, file string, fps ...string) decide.Task {
 }
 
 // trackedSpec is a sync of round r that tracks fps, with the issues
-// earlier rounds recorded.
+// earlier rounds recorded; every fingerprint counts as come back.
 func trackedSpec(r int, fps []string, known []int, tasks ...decide.Task) SyncSpec {
 	s := spec(r, tasks...)
 	s.Tracked = append([]string{}, fps...)
 	s.Known = known
+	s.Returned = append([]string{}, fps...)
 	return s
 }
 
@@ -74,8 +76,8 @@ func TestFixIssuesFollowTheirFindings(t *testing.T) {
 			[]string{"list page 1", "comment #1", "edit #1 state=closed reason=completed"},
 			SyncResult{Closed: []int{1}, KeptOpen: []int{2}},
 			map[int]string{1: "Fixed in round 4: the review loop `review` on #12 no longer reports the findings of this issue. It is reopened if one of them comes back."}},
-		{"a new finding in a file whose issue was fixed opens a new issue",
-			trackedSpec(5, []string{fpA2, fpB1}, []int{1, 2}, trackedTask("FIX-6-1", "a.go", fpB2), trackedTask("FIX-6-2", "b.go", fpB1)),
+		{"a returning finding that a.go's closed issue did not hold opens a new issue",
+			trackedSpec(5, []string{fpB2, fpB1}, []int{1, 2}, trackedTask("FIX-6-1", "a.go", fpB2), trackedTask("FIX-6-2", "b.go", fpB1)),
 			[]string{"list page 1", "get #1", "create gcloop: fix a.go (PR #12, round 5)", "edit #2"},
 			SyncResult{Created: []int{3}, Updated: []int{2}}, nil},
 	}
@@ -112,6 +114,22 @@ func TestIssueWithoutFingerprintsIsNotClosedAsFixed(t *testing.T) {
 	res := syncRound(t, m, s)
 	if diff := cmp.Diff(SyncResult{KeptOpen: []int{1}}, res, cmpNoPlans); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
+
+// TestOnlyAReturningFindingLooksForAClosedIssue: a task about findings
+// that never were fixed before reads no closed issue.
+func TestOnlyAReturningFindingLooksForAClosedIssue(t *testing.T) {
+	t.Parallel()
+	m := newMem()
+	syncRound(t, m, trackedSpec(1, []string{fpA1}, nil, trackedTask("FIX-2-1", "a.go", fpA1)))
+	syncRound(t, m, trackedSpec(2, []string{}, []int{1}, trackedTask("FIX-3-1", "b.go", fpB1)))
+	s := trackedSpec(3, []string{fpB1, fpA2}, []int{1, 2}, trackedTask("FIX-4-1", "a.go", fpA2), trackedTask("FIX-4-2", "b.go", fpB1))
+	s.Returned = nil // fpA2 is new: a.go's closed issue is not read
+	m.calls = nil
+	res := syncRound(t, m, s)
+	if slices.ContainsFunc(m.calls, func(c string) bool { return strings.HasPrefix(c, "get #") }) || len(res.Created) != 1 {
+		t.Errorf("calls %q created %v; want a new issue for a.go and no closed issue read", m.calls, res.Created)
 	}
 }
 

@@ -27,7 +27,7 @@ func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 		LoopID: d.ID, Loop: d.Loop, Round: d.Round, Tasks: d.Tasks,
 		Converged: d.Outcome == decide.Converge || final == decide.StateAborted,
 		Labels:    res.Settings.Labels, MaxIssues: res.Settings.MaxIssues, Severity: taskSeverity(d),
-		Tracked: append([]string{}, d.Fingerprints...), Known: knownIssues(d.History, d.Round)}
+		Tracked: append([]string{}, d.Fingerprints...), Known: knownIssues(d.History, d.Round), Returned: d.Returned}
 	if final != "" {
 		spec.CloseNote = settledNote(d.Loop, d.ID, pull.Number, final)
 	}
