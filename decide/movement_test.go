@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,4 +279,51 @@ func TestReturnedFindings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzTrack classifies a round against a previous record as a state may
+// hold it — repeated fingerprints, a first_seen list of any length and
+// values: the counts add up, every first round lies between 1 and the
+// round, and a persisting finding is never dated after the previous round.
+func FuzzTrack(f *testing.F) {
+	f.Add(3, "a b c", "1 2 9", "b c d")
+	f.Add(1, "", "", "a a")
+	f.Add(5, "x y", "-3", "y")
+	f.Fuzz(func(t *testing.T, prevN int, prevFps, firsts, curFps string) {
+		if prevN < 1 || prevN > 1000 {
+			return
+		}
+		prev := RoundRecord{N: prevN, Fingerprints: strings.Fields(prevFps)}
+		for _, s := range strings.Fields(firsts) {
+			var v int
+			fmt.Sscan(s, &v)
+			prev.FirstSeen = append(prev.FirstSeen, v)
+		}
+		cur := strings.Fields(curFps)
+		n := prevN + 1
+		m, since, fixed, added := track(&prev, n, cur)
+		uniq := func(ss []string) int {
+			set := map[string]bool{}
+			for _, s := range ss {
+				set[s] = true
+			}
+			return len(set)
+		}
+		if m.New+m.Persisting != uniq(cur) || m.Fixed+m.Persisting != uniq(prev.Fingerprints) || len(fixed) != m.Fixed || len(added) != m.New {
+			t.Fatalf("movement %+v of %q against %q", m, cur, prev.Fingerprints)
+		}
+		for fp, s := range since {
+			if s < 1 || s > n || (s == n) != slices.Contains(added, fp) {
+				t.Fatalf("%s first seen in round %d (round %d, added %q)", fp, s, n, added)
+			}
+		}
+		for _, x := range fixed {
+			if x.Since < 1 || x.Since > prevN {
+				t.Fatalf("fixed %s first seen in round %d, previous round %d", x.Fingerprint, x.Since, prevN)
+			}
+		}
+		if m.Persisting > 0 && (m.Since < 1 || m.Since > prevN) {
+			t.Fatalf("still open since round %d, previous round %d", m.Since, prevN)
+		}
+	})
 }

@@ -43,6 +43,7 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(`{"schema":"gcloop/state/v1","loop":"audit","id":"x","rounds":[{"n":2},{"n":1}]}`)
 	f.Add(`{"schema":"gcloop/state/v1","loop":"review","id":"r","rounds":[{"n":1,"score":1e308,"counts":{"high":-1}}]}`)
 	f.Add(`{"schema":"gcloop/state/v1","loop":"review","id":"r","rounds":[{"n":3,"fingerprints":["a"],"first_seen":[-4,9],"movement":{"previous":7,"fixed":-1}}]}`)
+	f.Add(`{"schema":"gcloop/state/v1","loop":"review","id":"r","rounds":[{"n":1,"fingerprints":[],"first_seen":[],"movement":null},{"n":2,"movement":{}}]}`)
 	f.Add(`null`)
 	f.Fuzz(func(t *testing.T, doc string) {
 		st, err := DecodeState(strings.NewReader(doc))
