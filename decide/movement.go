@@ -154,7 +154,7 @@ func firstSeenList(fps []string, since map[string]int, n int) []int {
 
 // String renders the movement as the report's lead line: "3 fixed, 1 new,
 // 4 still open since round 1"; parts that are zero are left out, and a
-// round where nothing is tracked on either side says so.
+// round with nothing followed on either side says so.
 func (m Movement) String() string {
 	var parts []string
 	if m.Fixed > 0 {
@@ -171,7 +171,7 @@ func (m Movement) String() string {
 		parts = append(parts, s)
 	}
 	if len(parts) == 0 {
-		return "no blocking finding, as in the previous round"
+		return "nothing open, as in the previous round"
 	}
 	out := parts[0]
 	for _, p := range parts[1:] {

@@ -127,7 +127,7 @@ func TestMovementString(t *testing.T) {
 		{Movement{Previous: 1, Fixed: 3, New: 1, Persisting: 4, Since: 1}, "3 fixed, 1 new, 4 still open since round 1"},
 		{Movement{Previous: 2, Fixed: 2}, "2 fixed"},
 		{Movement{Previous: 2, Persisting: 1, Since: 2}, "1 still open since round 2"},
-		{Movement{Previous: 2}, "no blocking finding, as in the previous round"},
+		{Movement{Previous: 2}, "nothing open, as in the previous round"},
 	}
 	for _, tt := range tests {
 		if got := tt.m.String(); got != tt.want {
