@@ -212,7 +212,7 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 		return res, s.closeDups(ctx, api, dups, byKey, &res)
 	}
 	if s.FixedOnly {
-		open, err := s.closeFixed(ctx, api, keys, byKey, nil, &res)
+		open, err := s.closeFixed(ctx, api, keys, byKey, &res)
 		res.KeptOpen = open
 		return res, err
 	}

@@ -119,13 +119,13 @@ func pluralFindings(n int) string {
 }
 
 // closeFixed closes, as fixed in this round, the open issues among keys
-// whose findings the round no longer reports and that no task wants; it
-// returns the issues it left open.
-func (s SyncSpec) closeFixed(ctx context.Context, api issuesAPI, keys []string, byKey map[string]*github.Issue, wanted map[string]bool, res *SyncResult) ([]int, error) {
+// whose findings the round no longer reports (an escalation's, which has
+// no task); it returns the issues it left open.
+func (s SyncSpec) closeFixed(ctx context.Context, api issuesAPI, keys []string, byKey map[string]*github.Issue, res *SyncResult) ([]int, error) {
 	var open []int
 	for _, k := range keys {
 		is := byKey[k]
-		if wanted[k] || !s.allFixed(is) {
+		if !s.allFixed(is) {
 			open = append(open, is.GetNumber())
 			continue
 		}
