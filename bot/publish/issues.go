@@ -152,7 +152,14 @@ type SyncResult struct {
 //   - Converged: every open issue of the PR and loop id is closed with a
 //     comment.
 //   - No task and not converged (an escalation): nothing is read or
-//     changed; the issues stay open for the person who takes over.
+//     changed; the issues stay open for the person who takes over — but
+//     with FixedOnly, those whose findings are all fixed are closed.
+//   - Findings (track.go): an issue hides the fingerprints of its task's
+//     findings; with Tracked set, an open issue that no task wants and none
+//     of whose findings the round reports is closed as "Fixed in round r",
+//     and a task about a finding that came back (Returned) reopens the
+//     closed issue of its target that held it (found among Known) instead
+//     of opening another.
 //
 // The target of a task is its file when it is a "fix" task with exactly
 // one target file that is not part of a fix/re-check pair (review tasks);
