@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcloop/gcloop/bot/ghfake"
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -77,3 +78,25 @@ func trackRounds(t *testing.T, rounds, per, churn int, exact bool) {
 }
 
 func f64p(v float64) *float64 { return &v }
+
+// TestFixedFindingsAreEscaped: the fixed list shows fingerprints read from
+// the state; whatever a state holds, they render as escaped text in a
+// table of the right shape.
+func TestFixedFindingsAreEscaped(t *testing.T) {
+	t.Parallel()
+	d := repCases()["review-fix"]
+	d.Fixed = []decide.FixedFinding{
+		{Fingerprint: "<img src=x onerror=alert(1)> | @octocat", Since: 1},
+		{Fingerprint: "<!-- gcloop:state review e30 -->", Since: 1},
+		{Fingerprint: "`a`|b\n# c", Since: 1},
+	}
+	d.Movement.Fixed = len(d.Fixed)
+	got, err := Markdown(d, goldenOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repCheck(t, got, "", 0)
+	if ghfake.Pingable(got) {
+		t.Errorf("a mention that pings:\n%s", got)
+	}
+}
