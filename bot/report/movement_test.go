@@ -100,3 +100,32 @@ func TestFixedFindingsAreEscaped(t *testing.T) {
 		t.Errorf("a mention that pings:\n%s", got)
 	}
 }
+
+// TestCompactionKeepsFirstRoundsAligned: however far compaction cuts a
+// round's fingerprints, its first rounds are cut with them (or dropped),
+// never left pointing at other fingerprints.
+func TestCompactionKeepsFirstRoundsAligned(t *testing.T) {
+	t.Parallel()
+	st := testState(t, "review", 5)
+	for i := range st.Rounds {
+		r := &st.Rounds[i]
+		r.Fingerprints, r.FirstSeen = nil, nil
+		for k := range 3000 {
+			r.Fingerprints = append(r.Fingerprints, fmt.Sprintf("%016x", k))
+			r.FirstSeen = append(r.FirstSeen, 1+k%r.N)
+		}
+	}
+	for _, budget := range []int{StateBudget, 8 << 10, 2 << 10} {
+		c := CompactState(st, budget)
+		for _, r := range c.Rounds {
+			if len(r.FirstSeen) != 0 && len(r.FirstSeen) != len(r.Fingerprints) {
+				t.Errorf("budget %d: round %d keeps %d fingerprints and %d first rounds", budget, r.N, len(r.Fingerprints), len(r.FirstSeen))
+			}
+			for k, n := range r.FirstSeen {
+				if want := 1 + k%r.N; n != want {
+					t.Fatalf("budget %d: round %d first round %d of fingerprint %d, want %d", budget, r.N, n, k, want)
+				}
+			}
+		}
+	}
+}
