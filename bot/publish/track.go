@@ -19,7 +19,7 @@ import (
 
 // maxMarkedFingerprints bounds the fingerprints hidden in one issue body
 // (17 bytes each); a task about more findings keeps the first ones, and
-// its issue counts as fixed only when those are.
+// only those reopen its issue when they come back.
 const maxMarkedFingerprints = 256
 
 // maxReopenLookups bounds the closed issues read to find one to reopen:
