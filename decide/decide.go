@@ -146,6 +146,13 @@ func Decide(in Input) (*Decision, error) {
 		return nil, err
 	}
 	d.Fingerprints = fingerprints(d)
+	var prev *RoundRecord
+	if len(in.History) > 0 {
+		prev = &in.History[len(in.History)-1]
+	}
+	var added []string
+	d.Movement, d.Since, d.Fixed, added = track(prev, d.Round, d.Fingerprints)
+	d.Returned = returned(in.History, added)
 	checkStall(in, d)
 	if d.Outcome == Fix {
 		d.Tasks = buildTasks(d, inOrder)
@@ -162,7 +169,10 @@ func (d *Decision) Record() RoundRecord {
 		Stalled: d.Stalled, Score: d.Score, Signal: d.Signal, Counts: d.Counts,
 		Coverage: d.Coverage, PassRate: d.PassRate, Regressions: d.Regressions,
 		Fingerprints: d.Fingerprints, Tasks: []string{}, Issues: []int{},
+		FirstSeen: firstSeenList(d.Fingerprints, d.Since, d.Round),
 	}
+	m := d.Movement
+	r.Movement = &m
 	if r.Fingerprints == nil {
 		r.Fingerprints = []string{}
 	}

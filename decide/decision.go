@@ -34,6 +34,11 @@ type Task struct {
 	Findings    []string `json:"findings"`
 	Acceptance  string   `json:"acceptance"`
 	DependsOn   []string `json:"depends_on"`
+	// Fingerprints identify the tracked findings (blocking findings,
+	// failing tests) the task is about, sorted; a fix issue carries them
+	// to be closed when they are all fixed and reopened when one comes
+	// back. Not part of the seed task format.
+	Fingerprints []string `json:"-"`
 }
 
 // Metric is one named before/after figure shown in the report (debt score,
@@ -82,6 +87,19 @@ type Decision struct {
 	// Fingerprints identify the round's blocking findings (or failing
 	// tests) across rounds, for stall detection.
 	Fingerprints []string
+	// Movement says how the tracked findings (those Fingerprints
+	// identify) moved since the previous round: fixed, new, persisting.
+	Movement Movement
+	// Since maps each of Fingerprints to the round it was first seen in
+	// (this round for a new one).
+	Since map[string]int
+	// Fixed are the tracked findings of the previous round that this round
+	// no longer has, the oldest first.
+	Fixed []FixedFinding
+	// Returned are the new fingerprints (against the previous round) that
+	// an earlier round carried: fixed findings that came back, whose fix
+	// issue is reopened.
+	Returned []string
 	// Metrics are before/after figures for the report.
 	Metrics []Metric
 	// Dimensions are per-dimension audit scores.

@@ -7,8 +7,8 @@ import (
 )
 
 // decisionJSON is the decision JSON of DESIGN §8, fields in contract
-// order; absent values are null, never omitted. ID, Summary and History
-// extend the contract.
+// order; absent values are null, never omitted. ID, Summary, Movement and
+// History extend the contract.
 type decisionJSON struct {
 	Schema      string        `json:"schema"`
 	Loop        Loop          `json:"loop"`
@@ -32,7 +32,26 @@ type decisionJSON struct {
 	Notes       []string      `json:"notes"`
 	Status      string        `json:"status"`
 	Summary     string        `json:"summary,omitempty"`
+	Movement    movementJSON  `json:"movement"`
 	History     []RoundRecord `json:"history"`
+}
+
+// movementJSON is the movement in the decision JSON: since is null, not
+// omitted, when nothing persists.
+type movementJSON struct {
+	Previous   int  `json:"previous"`
+	Fixed      int  `json:"fixed"`
+	New        int  `json:"new"`
+	Persisting int  `json:"persisting"`
+	Since      *int `json:"since"`
+}
+
+func toMovementJSON(m Movement) movementJSON {
+	j := movementJSON{Previous: m.Previous, Fixed: m.Fixed, New: m.New, Persisting: m.Persisting}
+	if m.Since > 0 {
+		j.Since = &m.Since
+	}
+	return j
 }
 
 // MarshalJSON renders the decision JSON of DESIGN §8.
@@ -41,7 +60,7 @@ func (d *Decision) MarshalJSON() ([]byte, error) {
 		Schema: DecisionSchema, Loop: d.Loop, ID: d.ID, Decision: d.Outcome, Verdict: d.Verdict,
 		Forced: d.Forced, Advisory: d.Advisory, Stalled: d.Stalled, Round: d.Round, MaxRounds: d.MaxRounds,
 		Counts: d.Counts, Tasks: nonNil(d.Tasks), Reasons: nonNil(d.Reasons), Notes: nonNil(d.Notes),
-		Status: d.Status, Summary: d.Summary, History: nonNil(d.History),
+		Status: d.Status, Summary: d.Summary, Movement: toMovementJSON(d.Movement), History: nonNil(d.History),
 	}
 	if d.Loop == Review || d.Loop == Audit {
 		j.Score = d.Score

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,16 +157,27 @@ func TestReviewTasksGroupByFileInOrderOfFirstAppearance(t *testing.T) {
 		finding(High, "b.go", 7, "three"),
 	}
 	d := run(t, Review, &Evidence{Review: &ReviewFacts{Score: f64(4), Signal: SignalRevisionNeeded}, Findings: fs}, 1, nil)
+	fp := func(i int) string { return Fingerprint("review", fs[i]) }
 	want := []Task{
 		{ID: "FIX-2-1", Type: "fix", Iteration: 2, Title: "Fix b.go", TargetFiles: []string{"b.go"},
 			Findings:   []string{"b.go:2 [high] one", "b.go:7 [high] three"},
-			Acceptance: "review round 2 reports no critical or high finding in b.go", DependsOn: []string{}},
+			Acceptance: "review round 2 reports no critical or high finding in b.go", DependsOn: []string{},
+			Fingerprints: sortedSet([]string{fp(0), fp(4)})},
 		{ID: "FIX-2-2", Type: "fix", Iteration: 2, Title: "Fix a.go", TargetFiles: []string{"a.go"},
 			Findings:   []string{"a.go:5 [critical] two"},
-			Acceptance: "review round 2 reports no critical or high finding in a.go", DependsOn: []string{}},
+			Acceptance: "review round 2 reports no critical or high finding in a.go", DependsOn: []string{},
+			Fingerprints: []string{fp(2)}},
 		{ID: "FIX-2-3", Type: "fix", Iteration: 2, Title: "Fix findings without a file", TargetFiles: []string{},
 			Findings:   []string{"(no file) [high] no file"},
-			Acceptance: "review round 2 no longer reports these findings", DependsOn: []string{}},
+			Acceptance: "review round 2 no longer reports these findings", DependsOn: []string{},
+			Fingerprints: []string{fp(3)}},
+	}
+	for _, task := range want {
+		for _, f := range task.Fingerprints {
+			if !slices.Contains(d.Fingerprints, f) {
+				t.Errorf("task %s fingerprint %s is not one the round tracks", task.ID, f)
+			}
+		}
 	}
 	if diff := cmp.Diff(want, d.Tasks); diff != "" {
 		t.Errorf("tasks (-want +got):\n%s", diff)

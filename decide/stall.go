@@ -30,21 +30,13 @@ func stallScore(l Loop, r RoundRecord) (v float64, higherBetter, known bool) {
 }
 
 // stuck reports whether round cur, following prev, made no progress: prev
-// was a fix round, cur carries a blocking fingerprint prev carried, and its
-// score is no better (an unknown score counts as no better).
+// was a fix round, cur carries a blocking fingerprint prev carried (a
+// persisting finding, as the movement counts it), and its score is no better (an unknown score counts as no better).
 func stuck(l Loop, prev, cur RoundRecord) (shared int, ok bool) {
 	if prev.Decision != Fix {
 		return 0, false
 	}
-	had := make(map[string]bool, len(prev.Fingerprints))
-	for _, f := range prev.Fingerprints {
-		had[f] = true
-	}
-	for _, f := range cur.Fingerprints {
-		if had[f] {
-			shared++
-		}
-	}
+	shared = len(compare(prev.Fingerprints, cur.Fingerprints).kept)
 	if shared == 0 {
 		return 0, false
 	}

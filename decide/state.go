@@ -38,10 +38,17 @@ type RoundRecord struct {
 	PassRate     *float64  `json:"pass_rate"`
 	Regressions  *int      `json:"regressions,omitempty"`
 	Fingerprints []string  `json:"fingerprints"`
-	Tasks        []string  `json:"tasks"`
-	Issues       []int     `json:"issues"`
-	Commit       string    `json:"commit,omitempty"`
-	Actor        string    `json:"actor,omitempty"`
+	// FirstSeen holds, for each of Fingerprints (same order), the round it
+	// was first seen in; omitted when every one is new in this round. A
+	// list of another length than Fingerprints is ignored.
+	FirstSeen []int `json:"first_seen,omitempty"`
+	// Movement counts the tracked findings fixed, new and persisting
+	// against the previous round (nil in records written before it).
+	Movement *Movement `json:"movement,omitempty"`
+	Tasks    []string  `json:"tasks"`
+	Issues   []int     `json:"issues"`
+	Commit   string    `json:"commit,omitempty"`
+	Actor    string    `json:"actor,omitempty"`
 	// Check is the check run (or commit status) written for the round.
 	Check *CheckRecord `json:"check,omitempty"`
 	// Started and Ended bound the round: the critic's workflow run

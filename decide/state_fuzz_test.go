@@ -19,7 +19,11 @@ func sampleState() *State {
 	regs := 2
 	st.Record(RoundRecord{N: 1, SHA: "abc123", RunID: 99, RunAttempt: 2, Time: at, Decision: Fix, Verdict: "below target",
 		Score: f64(6.5), Signal: SignalRevisionNeeded, Counts: Counts{High: 1}, Coverage: f64(71.25), PassRate: f64(0.9),
-		Regressions: &regs, Fingerprints: []string{"f1"}, Tasks: []string{"t1"}, Issues: []int{7}, Commit: "def", Actor: "bot"})
+		Regressions: &regs, Fingerprints: []string{"f1"}, Tasks: []string{"t1"}, Issues: []int{7}, Commit: "def", Actor: "bot",
+		Movement: &Movement{New: 1}})
+	st.Record(RoundRecord{N: 2, SHA: "abd", Time: at, Decision: Fix, Verdict: "below target", Counts: Counts{High: 1},
+		Fingerprints: []string{"f1", "f2"}, FirstSeen: []int{1, 2}, Tasks: []string{}, Issues: []int{},
+		Movement: &Movement{Previous: 1, New: 1, Persisting: 1, Since: 1}})
 	return st
 }
 
@@ -38,6 +42,8 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(`{"schema":"gcloop/state/v1","loop":"review","id":"a -->"}`)
 	f.Add(`{"schema":"gcloop/state/v1","loop":"audit","id":"x","rounds":[{"n":2},{"n":1}]}`)
 	f.Add(`{"schema":"gcloop/state/v1","loop":"review","id":"r","rounds":[{"n":1,"score":1e308,"counts":{"high":-1}}]}`)
+	f.Add(`{"schema":"gcloop/state/v1","loop":"review","id":"r","rounds":[{"n":3,"fingerprints":["a"],"first_seen":[-4,9],"movement":{"previous":7,"fixed":-1}}]}`)
+	f.Add(`{"schema":"gcloop/state/v1","loop":"review","id":"r","rounds":[{"n":1,"fingerprints":[],"first_seen":[],"movement":null},{"n":2,"movement":{}}]}`)
 	f.Add(`null`)
 	f.Fuzz(func(t *testing.T, doc string) {
 		st, err := DecodeState(strings.NewReader(doc))

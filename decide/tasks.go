@@ -1,6 +1,10 @@
 package decide
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
 
 // buildTasks creates the follow-up tasks of a fix round (DESIGN §2.1,
 // §2.3, §2.4). Critique and coverage rounds create none: the generator's
@@ -25,9 +29,11 @@ func reviewTasks(d *Decision, findings []Finding) []Task {
 	var tasks []Task
 	index := make(map[string]int)
 	var nofile []string
+	var nofileFps []string
 	for _, f := range bySeverity(findings, Critical, High) {
 		if f.File == "" {
 			nofile = append(nofile, f.String())
+			nofileFps = append(nofileFps, Fingerprint(d.ID, f))
 			continue
 		}
 		i, ok := index[f.File]
@@ -41,17 +47,19 @@ func reviewTasks(d *Decision, findings []Finding) []Task {
 			})
 		}
 		tasks[i].Findings = append(tasks[i].Findings, f.String())
+		tasks[i].Fingerprints = append(tasks[i].Fingerprints, Fingerprint(d.ID, f))
 	}
 	if len(nofile) > 0 {
 		tasks = append(tasks, Task{
 			Type: "fix", Iteration: next, Title: "Fix findings without a file",
-			TargetFiles: []string{}, Findings: nofile,
+			TargetFiles: []string{}, Findings: nofile, Fingerprints: nofileFps,
 			Acceptance: fmt.Sprintf("review round %d no longer reports these findings", next),
 		})
 	}
 	for i := range tasks {
 		tasks[i].ID = fmt.Sprintf("FIX-%d-%d", next, i+1)
 		tasks[i].DependsOn = []string{}
+		tasks[i].Fingerprints = sortedSet(tasks[i].Fingerprints)
 	}
 	if tasks == nil {
 		// REVISION_NEEDED with a low score but no blocking finding: one task
@@ -72,7 +80,8 @@ func auditTasks(d *Decision, findings []Finding) []Task {
 	}
 	fix := Task{ID: fmt.Sprintf("DESIGN-fix-%d", n), Type: "fix", Iteration: n,
 		Title: fmt.Sprintf("Address audit findings of round %d", n), TargetFiles: targetFiles(address),
-		Findings: findingStrings(address), Acceptance: "every listed finding is resolved in the artifacts", DependsOn: []string{}}
+		Findings: findingStrings(address), Acceptance: "every listed finding is resolved in the artifacts", DependsOn: []string{},
+		Fingerprints: trackedOf(d.ID, address, nil)}
 	re := Task{ID: fmt.Sprintf("AUDIT-re-%d", n), Type: "audit", Iteration: n,
 		Title: fmt.Sprintf("Re-audit after revision %d", n), TargetFiles: fix.TargetFiles, Findings: []string{},
 		Acceptance: "the audit signals audit_passed (or audit_result) with no critical finding", DependsOn: []string{fix.ID}}
@@ -106,11 +115,33 @@ func validationTasks(d *Decision, findings []Finding) []Task {
 	}
 	fix := Task{ID: fmt.Sprintf("TDFIX-fix-%d", n), Type: "fix", Iteration: n,
 		Title: fmt.Sprintf("Fix the regressions of round %d", n), TargetFiles: files, Findings: items,
-		Acceptance: "tests, type check and lint report no regression", DependsOn: []string{}}
+		Acceptance: "tests, type check and lint report no regression", DependsOn: []string{},
+		Fingerprints: trackedOf(d.ID, blocking, d.Failures)}
 	re := Task{ID: fmt.Sprintf("TDVAL-recheck-%d", n), Type: "validate", Iteration: n,
 		Title: fmt.Sprintf("Re-validate after fix %d", n), TargetFiles: files, Findings: []string{},
 		Acceptance: "validation-report.json shows 0 regressions", DependsOn: []string{fix.ID}}
 	return []Task{fix, re}
+}
+
+// trackedOf are the sorted fingerprints of the blocking findings among fs
+// and of the failing tests: those the round's Fingerprints track.
+func trackedOf(id string, fs []Finding, tests []TestCase) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Severity == Critical || f.Severity == High {
+			out = append(out, Fingerprint(id, f))
+		}
+	}
+	for _, t := range tests {
+		out = append(out, TestFingerprint(id, t.Name))
+	}
+	return sortedSet(out)
+}
+
+// sortedSet sorts ss and drops repeats, in place.
+func sortedSet(ss []string) []string {
+	sort.Strings(ss)
+	return slices.Compact(ss)
 }
 
 func findingStrings(fs []Finding) []string {

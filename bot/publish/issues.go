@@ -22,6 +22,7 @@ type issuesAPI interface {
 	Create(ctx context.Context, owner, repo string, issue *github.IssueRequest) (*github.Issue, *github.Response, error)
 	Edit(ctx context.Context, owner, repo string, number int, issue *github.IssueRequest) (*github.Issue, *github.Response, error)
 	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+	Get(ctx context.Context, owner, repo string, number int) (*github.Issue, *github.Response, error)
 	GetLabel(ctx context.Context, owner, repo, name string) (*github.Label, *github.Response, error)
 	CreateLabel(ctx context.Context, owner, repo string, label *github.Label) (*github.Label, *github.Response, error)
 }
@@ -83,6 +84,25 @@ type SyncSpec struct {
 	// CloseNote, when set, is the comment that closes the issues of a
 	// Converged sync (a loop approved or aborted rather than converged).
 	CloseNote string
+	// Tracked are the fingerprints of the findings the round tracks
+	// (decide.Decision.Fingerprints). When set (non-nil), an open issue
+	// that no task wants and none of whose findings — the fingerprints
+	// hidden in its body — the round reports is closed as fixed in this
+	// round, while the loop goes on.
+	Tracked []string
+	// FixedOnly (an escalation, which hands the loop to a person): Tasks
+	// are ignored and nothing is opened or edited; only the open issues
+	// whose findings are all fixed are closed.
+	FixedOnly bool
+	// Known are the issues earlier rounds recorded. A task with no open
+	// issue, about a finding that came back (one of Returned), reopens the
+	// newest closed one of its target among them that held the finding,
+	// instead of opening another.
+	Known []int
+	// Returned are the fingerprints of the round's findings that were
+	// fixed and came back (decide.Decision.Returned); only tasks about one
+	// of them look for a closed issue.
+	Returned []string
 }
 
 // PlannedIssue is the fix issue of one task.
@@ -97,6 +117,9 @@ type PlannedIssue struct {
 	// Number is the open issue the task updates, 0 for a new issue (always
 	// 0 in a dry run, which reads nothing).
 	Number int
+	// Fingerprints are those of the task's tracked findings, hidden in
+	// the body.
+	Fingerprints []string
 }
 
 // SyncResult is what SyncIssues did: issue numbers created, updated
@@ -104,7 +127,11 @@ type PlannedIssue struct {
 // requests, and the planned issue of every task.
 type SyncResult struct {
 	Created, Updated, Closed []int
-	Planned                  []PlannedIssue
+	// Reopened are closed issues reopened because a finding came back.
+	Reopened []int
+	// KeptOpen are, in a FixedOnly sync, the open issues left open.
+	KeptOpen []int
+	Planned  []PlannedIssue
 	// Skipped are the tasks over MaxIssues: no issue is opened or edited
 	// for them (an open one is left open); the report lists them.
 	Skipped []PlannedIssue
@@ -125,7 +152,14 @@ type SyncResult struct {
 //   - Converged: every open issue of the PR and loop id is closed with a
 //     comment.
 //   - No task and not converged (an escalation): nothing is read or
-//     changed; the issues stay open for the person who takes over.
+//     changed; the issues stay open for the person who takes over — but
+//     with FixedOnly, those whose findings are all fixed are closed.
+//   - Findings (track.go): an issue hides the fingerprints of its task's
+//     findings; with Tracked set, an open issue that no task wants and none
+//     of whose findings the round reports is closed as "Fixed in round r",
+//     and a task about a finding that came back (Returned) reopens the
+//     closed issue of its target that held it (found among Known) instead
+//     of opening another.
 //
 // The target of a task is its file when it is a "fix" task with exactly
 // one target file that is not part of a fix/re-check pair (review tasks);
@@ -144,14 +178,14 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 	}
 	var res SyncResult
 	var plans []PlannedIssue
-	if !s.Converged {
+	if !s.Converged && !s.FixedOnly {
 		plans, res.Skipped = s.capped(s.plan())
 	}
 	if s.DryRun {
 		res.Planned = plans
 		return res, nil
 	}
-	if !s.Converged && len(plans) == 0 {
+	if !s.Converged && !s.FixedOnly && len(plans) == 0 {
 		return res, nil
 	}
 	mine, known, err := s.listOpen(ctx, api)
@@ -184,10 +218,19 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 		}
 		return res, s.closeDups(ctx, api, dups, byKey, &res)
 	}
+	if s.FixedOnly {
+		open, err := s.closeFixed(ctx, api, keys, byKey, &res)
+		res.KeptOpen = open
+		return res, err
+	}
 	for i := range plans {
 		if is := byKey[plans[i].Key]; is != nil {
 			plans[i].Number = is.GetNumber()
 		}
+	}
+	reopen, err := s.reopenable(ctx, api, plans, mine)
+	if err != nil {
+		return res, err
 	}
 	res.Planned = plans
 	if slices.ContainsFunc(plans, func(p PlannedIssue) bool { return p.Number == 0 }) {
@@ -201,6 +244,13 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 	}
 	for i, p := range plans {
 		wanted[p.Key] = true
+		if back := reopen[p.Key]; back > 0 {
+			if err := s.reopen(ctx, api, p, back); err != nil {
+				return res, err
+			}
+			res.Reopened = append(res.Reopened, p.Number)
+			continue
+		}
 		if p.Number == 0 {
 			is, _, err := api.Create(ctx, s.Owner, s.Repo, &github.IssueRequest{
 				Title: github.String(p.Title), Body: github.String(p.Body), Labels: &p.Labels})
@@ -226,6 +276,13 @@ func SyncIssues(ctx context.Context, api issuesAPI, s SyncSpec) (SyncResult, err
 			continue
 		}
 		n := byKey[k].GetNumber()
+		if s.allFixed(byKey[k]) {
+			if err := closeIssue(ctx, api, s, n, s.fixedNote(), "completed"); err != nil {
+				return res, err
+			}
+			res.Closed = append(res.Closed, n)
+			continue
+		}
 		msg := fmt.Sprintf("Resolved: round %d of the %s loop `%s` on #%d has no task for this target any more.", s.Round, s.Loop, s.LoopID, s.PR)
 		if err := closeIssue(ctx, api, s, n, msg, "completed"); err != nil {
 			return res, err

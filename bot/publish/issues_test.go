@@ -134,6 +134,18 @@ func (m *memIssues) Edit(_ context.Context, _, _ string, n int, req *github.Issu
 	}
 	if req.State != nil {
 		is.State = req.State
+		is.StateReason = req.StateReason
+	}
+	return is, nil, nil
+}
+
+func (m *memIssues) Get(_ context.Context, _, _ string, n int) (*github.Issue, *github.Response, error) {
+	if err := m.call(fmt.Sprintf("get #%d", n)); err != nil {
+		return nil, nil, err
+	}
+	is := m.find(n)
+	if is == nil {
+		return nil, nil, ghfake.ErrorResponse(404, "GET", fmt.Sprintf("/repos/o/r/issues/%d", n))
 	}
 	return is, nil, nil
 }

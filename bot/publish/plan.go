@@ -55,6 +55,8 @@ func (s SyncSpec) plan() []PlannedIssue {
 			Title:  s.title(what),
 			Labels: slices.Clone(labels),
 			Body:   s.body(t, key),
+			// The marker keeps the first maxMarkedFingerprints.
+			Fingerprints: t.Fingerprints[:min(len(t.Fingerprints), maxMarkedFingerprints)],
 		})
 	}
 	return out
@@ -195,7 +197,13 @@ func (s SyncSpec) renderBody(t decide.Task, key string, nFindings, nFiles int) s
 	} else {
 		b.WriteString("The next round of the loop no longer reports these findings.\n")
 	}
-	b.WriteString("\n<sub>Opened by gcloop: later rounds update this issue; it is closed when the loop converges or no longer has a task for this target.</sub>\n\n")
+	fm := findingsMarker(s.LoopID, t.Fingerprints)
+	if fm == "" {
+		b.WriteString("\n<sub>Opened by gcloop: later rounds update this issue; it is closed when the loop converges or no longer has a task for this target.</sub>\n\n")
+	} else {
+		b.WriteString("\n<sub>Opened by gcloop: later rounds update this issue; it is closed in the round that no longer reports its findings (or when the loop converges), and reopened if one of them comes back.</sub>\n\n")
+		b.WriteString(fm + "\n")
+	}
 	b.WriteString(issueMarker(s.LoopID, key) + "\n")
 	return b.String()
 }

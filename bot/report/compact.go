@@ -22,9 +22,10 @@ const keptRounds = 3
 //  0. the per-file coverage of rounds before the newest that kept one,
 //     then the newest's too (the report then shows no per-file change in
 //     the next round, which says why);
-//  1. the fingerprints and task ids of rounds older than the last three,
-//     oldest first (only stall detection reads fingerprints, and only of
-//     the last few rounds);
+//  1. the fingerprints (with the rounds they were first seen in) and task
+//     ids of rounds older than the last three, oldest first (only stall
+//     detection and the movement read fingerprints, and only of the last
+//     few rounds; a round's movement counts stay);
 //  2. the issue numbers, commit, actor, run id and signal of those rounds,
 //     oldest first;
 //  3. those rounds folded into one record that keeps the newest one's
@@ -32,7 +33,8 @@ const keptRounds = 3
 //     "rounds a–b compacted";
 //  4. the fingerprints and task ids of the last three rounds but the
 //     newest, oldest first;
-//  5. the newest round's fingerprints and task ids, halved until they fit.
+//  5. the newest round's fingerprints and task ids, halved until they fit
+//     (the next round then counts the findings dropped as new ones).
 //
 // Round numbers, the loop status and the grants (which count extra
 // rounds) are never changed, so the next round number and the round cap
@@ -69,7 +71,7 @@ func CompactState(st *decide.State, maxBytes int) *decide.State {
 	}
 	old := max(len(c.Rounds)-keptRounds, 0)
 	for i := 0; i < old; i++ {
-		if edit(i, func(r *decide.RoundRecord) { r.Fingerprints, r.Tasks = []string{}, []string{} }) {
+		if edit(i, func(r *decide.RoundRecord) { r.Fingerprints, r.FirstSeen, r.Tasks = []string{}, nil, []string{} }) {
 			return c
 		}
 	}
@@ -89,7 +91,7 @@ func CompactState(st *decide.State, maxBytes int) *decide.State {
 		}
 	}
 	for i := old; i < len(c.Rounds)-1; i++ {
-		if edit(i, func(r *decide.RoundRecord) { r.Fingerprints, r.Tasks = []string{}, []string{} }) {
+		if edit(i, func(r *decide.RoundRecord) { r.Fingerprints, r.FirstSeen, r.Tasks = []string{}, nil, []string{} }) {
 			return c
 		}
 	}
@@ -97,6 +99,7 @@ func CompactState(st *decide.State, maxBytes int) *decide.State {
 		for r := &c.Rounds[n-1]; len(r.Fingerprints) > 0 || len(r.Tasks) > 0; {
 			if edit(n-1, func(r *decide.RoundRecord) {
 				r.Fingerprints = r.Fingerprints[:len(r.Fingerprints)/2]
+				r.FirstSeen = r.FirstSeen[:min(len(r.FirstSeen), len(r.Fingerprints))]
 				r.Tasks = r.Tasks[:len(r.Tasks)/2]
 			}) {
 				return c
@@ -129,7 +132,7 @@ func fold(rs []decide.RoundRecord) decide.RoundRecord {
 	out.SHA, out.Commit, out.Actor, out.Signal, out.RunID, out.RunAttempt = "", "", "", "", 0, 0
 	out.Verdict = fmt.Sprintf("rounds %d–%d compacted", from, last.N)
 	out.Stalled = false
-	out.Fingerprints, out.Tasks, out.Issues = []string{}, []string{}, []int{}
+	out.Fingerprints, out.FirstSeen, out.Tasks, out.Issues = []string{}, nil, []string{}, []int{}
 	out.Started, out.Ended = time.Time{}, time.Time{} // no one round's times
 	return out
 }
@@ -142,6 +145,11 @@ func copyState(st *decide.State) *decide.State {
 	c.Rounds = make([]decide.RoundRecord, len(st.Rounds))
 	for i, r := range st.Rounds {
 		r.Fingerprints = slices.Clone(r.Fingerprints)
+		r.FirstSeen = slices.Clone(r.FirstSeen)
+		if r.Movement != nil {
+			m := *r.Movement
+			r.Movement = &m
+		}
 		r.Tasks = slices.Clone(r.Tasks)
 		r.Issues = slices.Clone(r.Issues)
 		c.Rounds[i] = r

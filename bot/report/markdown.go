@@ -111,6 +111,7 @@ func (w *writer) render() string {
 	w.b.Grow(size)
 	// The lead: decision, why, next action.
 	w.heading()
+	w.movement()
 	w.why()
 	w.next()
 	// The sections of the loop's template (DESIGN.md §5.1), by name.
@@ -126,6 +127,7 @@ func (w *writer) render() string {
 	w.checks()
 	w.metrics()
 	w.failures()
+	w.fixed()
 	if w.b.Len() == analysis {
 		w.line("Nothing beyond the figures above.\n")
 	}

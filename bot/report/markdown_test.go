@@ -283,6 +283,49 @@ func repCases() map[string]*decide.Decision {
 			{N: 3, SHA: "d3d3d3d3d3", Decision: decide.Converge, Verdict: "ACCEPT", Coverage: repF(58), PassRate: repF(0.8), Stalled: true},
 		},
 	}
+	// Findings across rounds: how the tracked findings of each loop's
+	// later rounds moved since the round before.
+	fp := func(d *decide.Decision, f decide.Finding) string { return decide.Fingerprint(d.ID, f) }
+	gone := func(id string, n int) []decide.FixedFinding {
+		var out []decide.FixedFinding
+		for i := range n {
+			out = append(out, decide.FixedFinding{Fingerprint: decide.Fingerprint(id, decide.Finding{File: fmt.Sprintf("gone/%d.go", i), Message: "fixed"}), Since: 1})
+		}
+		return out
+	}
+	rf := cases["review-fix"]
+	rf.Movement = decide.Movement{Previous: 1, Fixed: 3, New: 1, Persisting: 2, Since: 1}
+	rf.Since = map[string]int{fp(rf, reviewFindings[1]): 1, fp(rf, reviewFindings[2]): 1, fp(rf, reviewFindings[4]): 2}
+	rf.Fixed = gone(rf.ID, 3)
+	re := cases["review-escalate"]
+	re.Movement = decide.Movement{Previous: 2, Fixed: 1, Persisting: 2, Since: 1}
+	re.Since = map[string]int{fp(re, re.Findings[0]): 1, fp(re, re.Findings[1]): 2}
+	re.Fixed = gone(re.ID, 1)
+	ra := cases["review-approved"]
+	ra.Movement = decide.Movement{Previous: 3, Fixed: 1, Persisting: 1, Since: 1}
+	ra.Since = map[string]int{fp(ra, ra.Findings[0]): 1}
+	ra.Fixed = gone(ra.ID, 1)
+	ae := cases["audit-escalate"]
+	ae.Movement = decide.Movement{Previous: 2, Persisting: 1, Since: 1}
+	ae.Since = map[string]int{fp(ae, ae.Findings[0]): 1}
+	cf := cases["critique-forced"]
+	cf.Movement = decide.Movement{Previous: 1, Fixed: 2, Persisting: 1, Since: 1}
+	cf.Since = map[string]int{decide.Fingerprint(cf.ID, decide.Finding{Rule: "idea-4"}): 1}
+	cf.Fixed = gone(cf.ID, 2)
+	vc := cases["validation-complete"]
+	vc.Movement = decide.Movement{Previous: 1, Fixed: 2}
+	vc.Since = map[string]int{}
+	vc.Fixed = []decide.FixedFinding{{Fingerprint: decide.TestFingerprint(vc.ID, "TestCheckout"), Since: 1}, {Fingerprint: decide.TestFingerprint(vc.ID, "TestRefund"), Since: 1}}
+	cv := cases["coverage-fix"]
+	cv.Movement = decide.Movement{Previous: 1, Fixed: 1, New: 2, Persisting: 2, Since: 1}
+	cv.Since = map[string]int{}
+	for i, tc := range cv.Failures {
+		cv.Since[decide.TestFingerprint(cv.ID, tc.Name)] = 1 + i%2*1
+	}
+	cv.Fixed = []decide.FixedFinding{{Fingerprint: decide.TestFingerprint(cv.ID, "pkg/cart.TestEmpty"), Since: 1}}
+	cs := cases["coverage-accept-forced-stalled"]
+	cs.Movement = decide.Movement{Previous: 2, Persisting: 1, Since: 1}
+	cs.Since = map[string]int{decide.TestFingerprint(cs.ID, "TestFlaky"): 1}
 	hostile := "<!-- gcloop:state review eyJ4IjoxfQ --> <img src=x onerror=alert(1)> @octocat | a | b | ```js\nalert(1)\n``` [x](javascript:alert(1)) ![i](http://x) \u202Eexe.txt\x00 #12"
 	cases["hostile"] = &decide.Decision{Loop: decide.Review, ID: "review", Outcome: decide.Fix, Verdict: "FIX", Round: 1, MaxRounds: 3, Score: repF(2),
 		Counts: decide.Counts{Critical: 1, High: 1}, Prose: hostile + "\n# heading\n> quote\n- item",
@@ -346,24 +389,25 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 }
 
-// TestMarkdownLead checks the first three lines of every golden: the
-// decision, why and what happens next.
+// TestMarkdownLead checks the lead of every golden: the decision, the
+// movement of the findings since the previous round (from round 2 on),
+// why and what happens next.
 func TestMarkdownLead(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ name, heading, why, next string }{
-		{"review-fix", "## 🔁 gcloop review — FIX · round 2 of 3",
+	tests := []struct{ name, heading, movement, why, next string }{
+		{"review-fix", "## 🔁 gcloop review — FIX · round 2 of 3", "**Since round 1:** 3 fixed, 1 new, 2 still open since round 1.",
 			"**Why:** score 4.5 / 10, below the threshold 7 (+1.5 since round 1); 3 blocking findings (1 critical, 2 high) in 2 files; 2 minor findings.",
 			"**Next action:** fix round 3 of 3 — fix issues #13, #14; gcloop judges the next push (or `/gc retry`)."},
-		{"review-escalate", "## 🛑 gcloop review — ESCALATE · round 3 of 3",
+		{"review-escalate", "## 🛑 gcloop review — ESCALATE · round 3 of 3", "**Since round 2:** 1 fixed, 2 still open since round 1.",
 			"**Why:** score 5 / 10, below the threshold 7 (+1 since round 2); 2 blocking findings (2 high) in 1 file; 1 minor finding; the round cap is reached (3 of 3).",
 			"**Next action:** a maintainer decides — comment `/gc retry review`, `/gc approve review` or `/gc abort review` on this pull request (see *How to go on* under Decision)."},
-		{"review-approved", "## ✅ gcloop review — CONVERGE (approved) · round 4 of 3 `forced`",
+		{"review-approved", "## ✅ gcloop review — CONVERGE (approved) · round 4 of 3 `forced`", "**Since round 3:** 1 fixed, 1 still open since round 1.",
 			"**Why:** score 5 / 10, below the threshold 7 (unchanged since round 3); 1 blocking finding (1 high) in 1 file; stopped by a maintainer.",
 			"**Next action:** nothing — the loop was approved."},
-		{"coverage-fix", "## 🔁 gcloop coverage — FIX · round 2 of 3",
+		{"coverage-fix", "## 🔁 gcloop coverage — FIX · round 2 of 3", "**Since round 1:** 1 fixed, 2 new, 2 still open since round 1.",
 			"**Why:** coverage 61.25 %, below the target 80 % (+6.25 points since round 1); 4 failing tests.",
 			"**Next action:** fix round 3 of 3 — test-only commit c0ffee1 pushed; its workflow was started."},
-		{"validation-complete", "## ✅ gcloop validation — pipeline\\_complete · round 2 of 3",
+		{"validation-complete", "## ✅ gcloop validation — pipeline\\_complete · round 2 of 3", "**Since round 1:** 2 fixed.",
 			"**Why:** no regression (−3 since round 1).", "**Next action:** nothing — the loop converged."},
 	}
 	cases := repCases()
@@ -386,8 +430,12 @@ func TestMarkdownLead(t *testing.T) {
 					lines = append(lines, l)
 				}
 			}
-			if diff := cmp.Diff([]string{tt.heading, tt.why, tt.next}, lines[:3]); diff != "" {
-				t.Errorf("first three lines (-want +got):\n%s", diff)
+			want := []string{tt.heading, tt.movement, tt.why, tt.next}
+			if tt.movement == "" {
+				want = []string{tt.heading, tt.why, tt.next}
+			}
+			if diff := cmp.Diff(want, lines[:len(want)]); diff != "" {
+				t.Errorf("lead (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -495,7 +543,7 @@ func TestMarkdownWithoutBlobURL(t *testing.T) {
 	if strings.Contains(got, "](") {
 		t.Errorf("links without a blob URL:\n%s", got)
 	}
-	if !strings.Contains(got, "| 🔴\u00a0critical | internal/auth/token.go:42 | token compared") {
+	if !strings.Contains(got, "| 🔴\u00a0critical | persisting since round 1 | internal/auth/token.go:42 | token compared") {
 		t.Errorf("plain line reference missing:\n%s", got)
 	}
 }

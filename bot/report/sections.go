@@ -224,7 +224,7 @@ func (w *writer) findings() {
 	budget := w.lim.findings
 	if len(block) > 0 {
 		w.printf("#### %s\n\n", capital(plural(len(block), "blocking finding")))
-		budget = w.findingTable(block, budget, "blocking findings")
+		budget = w.findingTable(block, budget, "blocking findings", w.tracked())
 	}
 	if len(minor) > 0 {
 		c := decide.CountFindings(minor)
@@ -237,16 +237,20 @@ func (w *writer) findings() {
 			summary = fmt.Sprintf("%s (%d of unknown severity)", capital(plural(len(minor), what)), unknown)
 		}
 		w.openDetails(summary)
-		w.findingTable(minor, budget, "findings")
+		w.findingTable(minor, budget, "findings", false)
 		w.closeDetails()
 	}
 }
 
 // findingTable writes findings as a table within budget rows (-1: all)
-// and returns the budget left.
-func (w *writer) findingTable(fs []decide.Finding, budget int, what string) int {
+// and returns the budget left; with status, a column says whether each
+// finding is new or persisting.
+func (w *writer) findingTable(fs []decide.Finding, budget int, what string, status bool) int {
 	n := cut(len(fs), budget)
-	if n > 0 {
+	if n > 0 && status {
+		w.line("| severity | status | where | finding |")
+		w.line("|---|---|---|---|")
+	} else if n > 0 {
 		w.line("| severity | where | finding |")
 		w.line("|---|---|---|")
 	}
@@ -269,6 +273,10 @@ func (w *writer) findingTable(fs []decide.Finding, budget int, what string) int 
 		}
 		if f.Suggestion != "" {
 			msg += " — *suggestion:* " + w.text(f.Suggestion)
+		}
+		if status {
+			w.printf("| %s | %s | %s | %s |\n", sevMark(f.Severity), w.statusCell(w.d.FindingStatus(f)), where, msg)
+			continue
 		}
 		w.printf("| %s | %s | %s |\n", sevMark(f.Severity), where, msg)
 	}

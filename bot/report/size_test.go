@@ -114,3 +114,26 @@ func BenchmarkMarkdown(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMarkdownTracked is BenchmarkMarkdown in round 12 of a loop
+// that follows its findings: the movement line, a status per blocking
+// finding (a fingerprint each) and 200 fixed findings folded.
+func BenchmarkMarkdownTracked(b *testing.B) {
+	d, _ := review3500(b)
+	d.Since = map[string]int{}
+	for i, f := range d.Findings {
+		if f.Severity <= decide.High {
+			d.Since[decide.Fingerprint(d.ID, f)] = 1 + i%12
+		}
+	}
+	for i := range 200 {
+		d.Fixed = append(d.Fixed, decide.FixedFinding{Fingerprint: fmt.Sprintf("%016x", i), Since: 3})
+	}
+	d.Movement = decide.Movement{Previous: 11, Fixed: 200, New: 100, Persisting: len(d.Since) - 100, Since: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Markdown(d, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -173,8 +173,14 @@ func (w *writer) failures() {
 		w.printf("#### %s\n\n%s\n\n", capital(plural(len(fs), "failing test")), strings.Join(parts, " · "))
 	}
 	n := cut(len(fs), w.lim.items)
-	w.line("| test | file | category | message |")
-	w.line("|---|---|---|---|")
+	status := w.tracked()
+	if status {
+		w.line("| test | status | file | category | message |")
+		w.line("|---|---|---|---|---|")
+	} else {
+		w.line("| test | file | category | message |")
+		w.line("|---|---|---|---|")
+	}
 	for _, f := range fs[:n] {
 		if w.full() {
 			break
@@ -183,7 +189,11 @@ func (w *writer) failures() {
 		if f.File != "" {
 			file = w.link(f.File, 0, file)
 		}
-		w.printf("| %s | %s | %s | %s |\n", dash(w.text(f.Name)), file, dash(w.text(f.Category)), dash(w.text(f.Message)))
+		name := dash(w.text(f.Name))
+		if status {
+			name += " | " + w.statusCell(w.d.TestStatus(f.Name))
+		}
+		w.printf("| %s | %s | %s | %s |\n", name, file, dash(w.text(f.Category)), dash(w.text(f.Message)))
 	}
 	w.more(len(fs)-n, "failing tests")
 	w.line("")

@@ -13,21 +13,29 @@ import (
 // syncIssues opens, updates and closes the fix issues. recorded says
 // whether earlier rounds recorded issues that may be open; final is the
 // status of a settled loop (approved, aborted) or "". Converged and
-// settled loops close every open fix issue; an escalation leaves them to
-// the person who takes over. It reports whether issues it was to close
-// may still be open (closing them failed): the round's record then keeps
-// them, so that the round carried out again closes them.
+// settled loops close every open fix issue. Issues follow their findings
+// (fingerprints): in a round that goes on, an issue none of whose
+// findings the round reports is closed as fixed in that round, and a
+// closed one whose finding comes back is reopened. An escalation leaves
+// the open issues to the person who takes over, but for those it fixed.
+// It reports whether issues it was to close may still be open (closing
+// them failed): the round's record then keeps them, so that the round
+// carried out again closes them.
 func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, recorded bool, final string) (closePending bool) {
 	d := res.Decision
 	spec := publish.SyncSpec{Owner: or(e.Event.Owner, "OWNER"), Repo: or(e.Event.Repo, "REPO"), PR: pull.Number, PRURL: pull.HTMLURL,
 		LoopID: d.ID, Loop: d.Loop, Round: d.Round, Tasks: d.Tasks,
 		Converged: d.Outcome == decide.Converge || final == decide.StateAborted,
-		Labels:    res.Settings.Labels, MaxIssues: res.Settings.MaxIssues, Severity: taskSeverity(d)}
+		Labels:    res.Settings.Labels, MaxIssues: res.Settings.MaxIssues, Severity: taskSeverity(d),
+		Tracked: append([]string{}, d.Fingerprints...), Known: knownIssues(d.History, d.Round), Returned: d.Returned}
 	if final != "" {
 		spec.CloseNote = settledNote(d.Loop, d.ID, pull.Number, final)
 	}
 	if !spec.Converged && len(d.Tasks) == 0 {
-		return false // escalations keep the open issues as they are
+		if !recorded || d.Movement.Fixed == 0 {
+			return false // nothing fixed: the open issues stay as they are, unread
+		}
+		spec.FixedOnly = true // an escalation closes only the issues it fixed
 	}
 	if spec.Converged && !recorded {
 		return false // nothing to close: a converged round costs no issue request
@@ -54,6 +62,12 @@ func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 			res.Issues = append(res.Issues, p.Number)
 		}
 	}
+	for _, n := range out.KeptOpen {
+		if !seen[n] {
+			seen[n] = true
+			res.Issues = append(res.Issues, n)
+		}
+	}
 	if err == nil {
 		return false
 	}
@@ -63,7 +77,19 @@ func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 	}
 	d.Notes = append(d.Notes, "fix issues incomplete: "+ghclient.Explain(err))
 	res.incomplete(fmt.Errorf("fix issues: %w", err))
-	return spec.Converged
+	return spec.Converged || spec.FixedOnly
+}
+
+// knownIssues are the fix issues the rounds before round n recorded, for
+// a task to find the closed issue of its target whose finding comes back.
+func knownIssues(rs []decide.RoundRecord, n int) []int {
+	var out []int
+	for _, r := range rs {
+		if r.N < n {
+			out = append(out, r.Issues...)
+		}
+	}
+	return out
 }
 
 // settledNote is the comment that closes a fix issue of a loop settled

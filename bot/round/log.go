@@ -32,11 +32,15 @@ func (quiet) Note(string)           {}
 
 // logIssues prints the fix issues a round opened, edited and closed.
 func logIssues(l Log, out publish.SyncResult) {
-	if len(out.Created)+len(out.Updated)+len(out.Closed) == 0 {
+	if len(out.Created)+len(out.Updated)+len(out.Closed)+len(out.Reopened) == 0 {
 		l.Printf("issues: %d planned; none opened, updated or closed", len(out.Planned))
 		return
 	}
-	l.Printf("issues: opened %s; updated %s; closed %s", issueList(out.Created), issueList(out.Updated), issueList(out.Closed))
+	line := fmt.Sprintf("issues: opened %s; updated %s; closed %s", issueList(out.Created), issueList(out.Updated), issueList(out.Closed))
+	if len(out.Reopened) > 0 {
+		line += "; reopened " + issueList(out.Reopened)
+	}
+	l.Printf("%s", line)
 }
 
 func issueList(ns []int) string {
