@@ -66,7 +66,7 @@ func TestActionFollowsFindingsAcrossRounds(t *testing.T) {
 		"| persisting since round 1 | [cart.go:7]", "<details><summary>1 finding fixed since round 1</summary>")
 	mustContain(t, "the job summary", r2.summary, "**Since round 1:** 1 fixed, 2 still open since round 1.")
 	// The decision JSON output carries the movement.
-	data, err := os.ReadFile(r2.outputs["decision-json"])
+	data, err := os.ReadFile(r2.file("decision-json"))
 	if err != nil {
 		t.Fatalf("decision-json output: %v", err)
 	}

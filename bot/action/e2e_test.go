@@ -101,6 +101,16 @@ type run struct {
 	ws      string
 }
 
+// file is the path of the file an output names: outputs give paths
+// relative to the workspace, as a later step of the job reads them.
+func (r run) file(output string) string {
+	p := r.outputs[output]
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(r.ws, p)
+}
+
 // step describes how the runner starts the action.
 type step struct {
 	event   string         // GITHUB_EVENT_NAME, default pull_request

@@ -3,7 +3,6 @@ package action_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,11 +12,7 @@ import (
 // decisionNotes reads the notes of the decision JSON a run wrote.
 func decisionNotes(t *testing.T, r run) []string {
 	t.Helper()
-	p := r.outputs["decision-json"]
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.ws, p)
-	}
-	data, err := os.ReadFile(p)
+	data, err := os.ReadFile(r.file("decision-json"))
 	if err != nil {
 		t.Fatalf("read the decision JSON: %v", err)
 	}
@@ -25,7 +20,7 @@ func decisionNotes(t *testing.T, r run) []string {
 		Notes []string `json:"notes"`
 	}
 	if err := json.Unmarshal(data, &d); err != nil {
-		t.Fatalf("decision JSON %s: %v", p, err)
+		t.Fatalf("decision JSON %s: %v", r.file("decision-json"), err)
 	}
 	return d.Notes
 }
