@@ -6,8 +6,8 @@ import (
 )
 
 // decisionData is the data of a decision event: the decision, and the
-// round as the loop's state records it — sha, run, counts, actor, start
-// and end — so that GET /api/loops/{owner}/{repo}/{pr} can show a loop's
+// round as the loop's state records it — sha, run, counts, movement,
+// actor, start and end — so that GET /api/loops/{owner}/{repo}/{pr} can show a loop's
 // rounds from the event log alone.
 func decisionData(d *decide.Decision) map[string]any {
 	data := map[string]any{"round": d.Round, "max_rounds": d.MaxRounds,
@@ -29,6 +29,9 @@ func decisionData(d *decide.Decision) map[string]any {
 	}
 	if rec.Actor != "" {
 		data["actor"] = rec.Actor
+	}
+	if rec.Movement != nil {
+		data["movement"] = rec.Movement
 	}
 	if !rec.Started.IsZero() && !rec.Ended.IsZero() {
 		data["started"], data["ended"] = rec.Started, rec.Ended

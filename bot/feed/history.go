@@ -17,7 +17,8 @@ import (
 //	{"repo":"o/r","pr":7,"loops":[{"loop":"review","rounds":[
 //	  {"round":1,"sha":"…","run":123,"run_attempt":1,"state":"decided",
 //	   "decision":"fix","verdict":"FIX","status":"complete",
-//	   "counts":{"critical":0,"high":2,"medium":1,"low":0},"movement":"",
+//	   "counts":{"critical":0,"high":2,"medium":1,"low":0},
+//	   "movement":{"previous":1,"fixed":1,"new":0,"persisting":1,"since":1},
 //	   "actor":"dev","started":"RFC3339","ended":"RFC3339",
 //	   "duration_seconds":450,"decided":"RFC3339","event":42}],
 //	 "current":null}]}
@@ -51,10 +52,10 @@ type RoundRow struct {
 	Verdict  string  `json:"verdict"`
 	Status   string  `json:"status"`
 	Counts   *Counts `json:"counts"`
-	// Movement is the round's movement against the one before, when the
-	// decision event carries one; "" otherwise.
-	Movement string `json:"movement"`
-	Actor    string `json:"actor"`
+	// Movement is how the round's blocking findings moved against the
+	// round before, when the decision event carries it; null otherwise.
+	Movement *Movement `json:"movement"`
+	Actor    string    `json:"actor"`
 	// Started and Ended bound the round: the critic's workflow run when the
 	// round judged one, else when the bot began and decided it. Duration
 	// is Ended − Started in seconds; null when either is unknown.
@@ -66,6 +67,17 @@ type RoundRow struct {
 	Error   string     `json:"error,omitempty"`
 	// Event is the id of the round's newest event.
 	Event int64 `json:"event"`
+}
+
+// Movement is how a round's blocking findings and failing tests moved
+// since the round before (Previous): fixed, new and persisting ones, and
+// the earliest round a persisting one was first seen in (0 when none).
+type Movement struct {
+	Previous   int `json:"previous"`
+	Fixed      int `json:"fixed"`
+	New        int `json:"new"`
+	Persisting int `json:"persisting"`
+	Since      int `json:"since"`
 }
 
 // Counts are a round's findings by severity.
@@ -86,7 +98,7 @@ type roundData struct {
 	Verdict    string     `json:"verdict"`
 	Status     string     `json:"status"`
 	Counts     *Counts    `json:"counts"`
-	Movement   string     `json:"movement"`
+	Movement   *Movement  `json:"movement"`
 	Actor      string     `json:"actor"`
 	Started    *time.Time `json:"started"`
 	Ended      *time.Time `json:"ended"`
@@ -187,7 +199,7 @@ func (f *historyFolder) add(e event.Event) {
 		}
 		row := RoundRow{Round: d.Round, SHA: cut(d.SHA), Run: d.Run, RunAttempt: d.RunAttempt, State: StateDecided,
 			Decision: cut(d.Decision), Verdict: cut(d.Verdict), Status: cut(d.Status), Counts: d.Counts,
-			Movement: cut(d.Movement), Actor: cut(d.Actor), Started: d.Started, Ended: d.Ended, Decided: &t, Event: e.ID}
+			Movement: d.Movement, Actor: cut(d.Actor), Started: d.Started, Ended: d.Ended, Decided: &t, Event: e.ID}
 		if c := lf.current; row.Started == nil && c != nil && (row.Run == 0 || c.Run == row.Run) {
 			// An event without the round's times: the bot's own, from the
 			// round's start event to its decision.

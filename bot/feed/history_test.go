@@ -33,7 +33,7 @@ func historyLog() *memLog {
 	l.add(event.Decision, "o/r", 7, "review", map[string]any{"round": 2, "decision": "fix", "verdict": "FIX", "status": "complete"}) // 7
 	l.add(event.Round, "o/r", 7, "review", map[string]any{"run": 102, "sha": "bbb"})                                                 // 8: a re-run
 	l.add(event.Decision, "o/r", 7, "review", map[string]any{"round": 2, "decision": "converge", "verdict": "CONVERGE",              // 9
-		"status": "complete", "sha": "bbb", "run": 102, "run_attempt": 2, "movement": "improved"})
+		"status": "complete", "sha": "bbb", "run": 102, "run_attempt": 2, "movement": map[string]any{"previous": 1, "fixed": 2, "persisting": 1, "since": 1}})
 	l.add(event.Round, "o/other", 7, "review", map[string]any{"run": 103, "sha": "ccc"})                           // 10: another repo
 	l.add(event.Round, "o/r", 7, "coverage", map[string]any{"run": 104, "sha": "bbb"})                             // 11
 	l.add(event.Decision, "o/r", 7, "coverage", map[string]any{"round": 1, "decision": "fix", "verdict": "retry"}) // 12
@@ -65,7 +65,7 @@ func TestAPILoopHistory(t *testing.T) {
 				Counts: &Counts{High: 2, Medium: 1}, Actor: "dev", Started: ptr(runStart), Ended: ptr(runStart.Add(450 * time.Second)),
 				Duration: secs(450), Decided: at(4), Event: 4},
 			{Round: 2, SHA: "bbb", Run: 102, RunAttempt: 2, State: StateDecided, Decision: "converge", Verdict: "CONVERGE", Status: "complete",
-				Movement: "improved", Started: at(8), Ended: at(9), Duration: secs(1), Decided: at(9), Event: 9},
+				Movement: &Movement{Previous: 1, Fixed: 2, Persisting: 1, Since: 1}, Started: at(8), Ended: at(9), Duration: secs(1), Decided: at(9), Event: 9},
 		}},
 	}}
 	var got History
@@ -149,7 +149,7 @@ func FuzzLoopHistory(f *testing.F) {
 				if r.Duration != nil && *r.Duration < 0 {
 					t.Fatalf("negative duration %v", *r.Duration)
 				}
-				for _, s := range []string{r.SHA, r.Decision, r.Verdict, r.Status, r.Movement, r.Actor, r.Error} {
+				for _, s := range []string{r.SHA, r.Decision, r.Verdict, r.Status, r.Actor, r.Error} {
 					if len(s) > maxText+len("…") {
 						t.Fatalf("text of %d bytes", len(s))
 					}

@@ -64,6 +64,7 @@ func TestBotLoopHistoryEndToEnd(t *testing.T) {
 		State      string
 		Decision   string
 		Counts     *struct{ Critical, High, Medium, Low int }
+		Movement   *struct{ Previous, Fixed, New, Persisting int }
 		Actor      string
 		Started    time.Time
 		Ended      time.Time
@@ -95,6 +96,10 @@ func TestBotLoopHistoryEndToEnd(t *testing.T) {
 	}
 	if r.Round != 1 || r.SHA != w.head || r.Run != runID || r.RunAttempt != 1 || r.State != "decided" || r.Decision == "" || r.Counts == nil || r.Actor != "dev" {
 		t.Errorf("round %+v, want round 1 of run %d on %s, decided by dev's run, with counts", r, runID, w.head)
+	}
+	// The first round compares with none: its blocking findings are new.
+	if m := r.Movement; m == nil || m.Previous != 0 || m.Fixed != 0 || m.Persisting != 0 || m.New != r.Counts.Critical+r.Counts.High {
+		t.Errorf("round 1 movement %+v, want every blocking finding new (counts %+v)", m, r.Counts)
 	}
 	if !r.Started.Equal(started) || !r.Ended.Equal(ended) || r.Duration == nil || *r.Duration != 401 {
 		t.Errorf("round times %v → %v (%v s), want the critic run's %v → %v (401 s)", r.Started, r.Ended, r.Duration, started, ended)
