@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gcloop/gcloop/bot/evidence"
+
 	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/bot/pushfix"
 	"github.com/gcloop/gcloop/coverage/guard"
@@ -176,7 +178,7 @@ func ownFiles(own []string) func(string) bool {
 		set[path.Clean(filepath.ToSlash(f))] = true
 	}
 	return func(p string) bool {
-		return set[p] || p == ".gcloop" || strings.HasPrefix(p, ".gcloop/")
+		return set[p] || p == evidence.OutputDir || strings.HasPrefix(p, evidence.OutputDir+"/")
 	}
 }
 
