@@ -62,6 +62,16 @@ func validateActions(actions []Action) error {
 	return nil
 }
 
+// updatedActions are the buttons of an update that sets the whole run:
+// an empty, non-nil list when there are none, so that Service takes off
+// the buttons an earlier round put there.
+func updatedActions(actions []Action) []*github.CheckRunAction {
+	if len(actions) == 0 {
+		return []*github.CheckRunAction{}
+	}
+	return githubActions(actions)
+}
+
 // githubActions converts the buttons for go-github; nil for none.
 func githubActions(actions []Action) []*github.CheckRunAction {
 	if len(actions) == 0 {

@@ -25,15 +25,29 @@ func TestPublishCarriesTheButtonsOfAnEscalation(t *testing.T) {
 	if diff := cmp.Diff(want, gh.CheckRuns(owner, repo)[0].Actions); diff != "" {
 		t.Errorf("buttons after the create (-want +got):\n%s", diff)
 	}
-	// An update that names no buttons leaves them; one that names them
-	// replaces them.
-	spec.ID, spec.Actions = res.ID, nil
+	// An update with the buttons keeps them, also through the batches
+	// of annotations after it.
+	spec.ID, spec.Annotations = res.ID, annotations(120)
+	if res, err := publish(t, gh, jobToken, spec); err != nil || res.Requests != 3 {
+		t.Fatalf("update with 120 annotations: %+v, %v; want an update and two batches", res, err)
+	}
+	if diff := cmp.Diff(want, gh.CheckRuns(owner, repo)[0].Actions); diff != "" {
+		t.Errorf("buttons after an update with annotation batches (-want +got):\n%s", diff)
+	}
+	// An update without buttons (a loop approved after its escalation)
+	// takes them off: go-github would omit the empty list, which keeps them.
+	spec.Actions, spec.Annotations = nil, nil
+	from := len(gh.Requests())
 	if _, err := publish(t, gh, jobToken, spec); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, gh.CheckRuns(owner, repo)[0].Actions); diff != "" {
-		t.Errorf("buttons after an update without actions (-want +got):\n%s", diff)
+	if got := gh.CheckRuns(owner, repo)[0].Actions; len(got) != 0 {
+		t.Errorf("buttons after an update without actions: %+v, want none", got)
 	}
+	if q := gh.Requests()[from]; q.Method != "PATCH" || !strings.Contains(string(q.Body), `"actions":[]`) {
+		t.Errorf("update %s %s %s, want a PATCH with an empty actions list", q.Method, q.Path, q.Body)
+	}
+	// One that names them puts them back.
 	spec.Actions = check.EscalatedActions()[:1]
 	if _, err := publish(t, gh, jobToken, spec); err != nil {
 		t.Fatal(err)

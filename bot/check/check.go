@@ -141,7 +141,7 @@ func Publish(ctx context.Context, checks checksAPI, statuses statusAPI, spec Spe
 		res.Requests++
 		run, _, err = checks.UpdateCheckRun(ctx, spec.Owner, spec.Repo, spec.ID, github.UpdateCheckRunOptions{
 			Name: Name(spec.LoopID), DetailsURL: optional(spec.DetailsURL), Status: github.String("completed"),
-			Conclusion: github.String(spec.Conclusion), CompletedAt: completed, Output: out(first), Actions: githubActions(spec.Actions)})
+			Conclusion: github.String(spec.Conclusion), CompletedAt: completed, Output: out(first), Actions: updatedActions(spec.Actions)})
 		if ghclient.Classify(err) == ghclient.KindNotFound {
 			spec.ID, run, err = 0, nil, nil // deleted meanwhile: create it again
 		}

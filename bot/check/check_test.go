@@ -44,7 +44,7 @@ func annotations(n int) []check.Annotation {
 func publish(t *testing.T, gh *ghfake.Server, token string, spec check.Spec) (check.Result, error) {
 	t.Helper()
 	c := gh.Client(token)
-	return check.Publish(context.Background(), c.Checks, c.Repositories, spec)
+	return check.Publish(context.Background(), check.Service{Client: c}, c.Repositories, spec)
 }
 
 func TestPublishCreatesACompletedCheckRunWithBatchedAnnotations(t *testing.T) {

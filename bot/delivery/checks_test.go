@@ -298,7 +298,7 @@ func TestRetryButtonIsAuthorizedLikeTheCommand(t *testing.T) {
 }
 
 // "Approve" settles the loop as /gc approve: the check run turns to
-// success.
+// success and loses its buttons.
 func TestApproveButtonSettlesTheLoop(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "review:\n  max_rounds: 1\n  bot:\n    artifacts: [review-results]\n")
@@ -313,8 +313,8 @@ func TestApproveButtonSettlesTheLoop(t *testing.T) {
 	if st := w.state(t, w.pr); st.Status != decide.StateApproved {
 		t.Errorf("status %s, want approved", st.Status)
 	}
-	if got := w.gh.CheckRuns(owner, repo); len(got) != 1 || got[0].Conclusion != "success" || !strings.Contains(got[0].Title, "approved by lead") {
-		t.Errorf("check runs %+v, want the run settled to success", got)
+	if got := w.gh.CheckRuns(owner, repo); len(got) != 1 || got[0].Conclusion != "success" || !strings.Contains(got[0].Title, "approved by lead") || len(got[0].Actions) != 0 {
+		t.Errorf("check runs %+v, want the run settled to success, its buttons gone", got)
 	}
 	// The same click handled again (its delivery tried again after an
 	// effect failed) is the command applied: ignored, the check run

@@ -202,7 +202,7 @@ func (l *Live) Dispatch(ctx context.Context, workflow, ref string, pr int) error
 
 // Check implements GitHub.
 func (l *Live) Check(ctx context.Context, spec check.Spec) (check.Result, error) {
-	return check.Publish(ctx, l.Client.Checks, l.Client.Repositories, spec)
+	return check.Publish(ctx, check.Service{Client: l.Client}, l.Client.Repositories, spec)
 }
 
 // Comment implements GitHub.
