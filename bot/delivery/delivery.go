@@ -305,8 +305,8 @@ func (h *Handler) round(ctx context.Context, ev *github.WorkflowRunEvent, loop d
 	if res.CommentURL != "" {
 		h.emit(ctx, e, pull.Number, id, event.Comment, map[string]any{"url": res.CommentURL})
 	}
-	if len(res.Issues) > 0 {
-		h.emit(ctx, e, pull.Number, id, event.Issue, map[string]any{"issues": res.Issues})
+	if data := issueData(res); data != nil {
+		h.emit(ctx, e, pull.Number, id, event.Issue, data)
 	}
 	if res.Commit != "" {
 		h.emit(ctx, e, pull.Number, id, event.Commit, map[string]any{"sha": res.Commit})

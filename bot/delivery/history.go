@@ -38,3 +38,19 @@ func decisionData(d *decide.Decision) map[string]any {
 	}
 	return data
 }
+
+// issueData is the data of a round's issue event: the round's open fix
+// issues, and those it closed and reopened, each key only when it names
+// one; nil when the round touched none.
+func issueData(res *round.Result) map[string]any {
+	data := map[string]any{}
+	for key, ns := range map[string][]int{"issues": res.Issues, "closed": res.Closed, "reopened": res.Reopened} {
+		if len(ns) > 0 {
+			data[key] = ns
+		}
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	return data
+}

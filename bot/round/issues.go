@@ -45,6 +45,7 @@ func (e *Engine) syncIssues(ctx context.Context, res *Result, pull *Pull, record
 	}
 	out, err := e.GH.SyncIssues(ctx, spec)
 	res.Planned = out.Planned
+	res.Closed, res.Reopened = out.Closed, out.Reopened
 	logIssues(e.log(), out)
 	if len(out.Skipped) > 0 {
 		d.Notes = append(d.Notes, skippedNote(out.Skipped, spec.MaxIssues))

@@ -79,12 +79,15 @@ type Result struct {
 	Report     string // the comment body (or the report in a dry run)
 	CommentURL string
 	Issues     []int
-	Planned    []publish.PlannedIssue
-	Commit     string
-	Reverted   []string
-	Pushfix    *pushfix.Result
-	Dispatched bool
-	Notes      []string // what the run itself noticed (not the decision's)
+	// Closed and Reopened are the fix issues the round closed (fixed, or
+	// the loop settled) and reopened (a fixed finding came back).
+	Closed, Reopened []int
+	Planned          []publish.PlannedIssue
+	Commit           string
+	Reverted         []string
+	Pushfix          *pushfix.Result
+	Dispatched       bool
+	Notes            []string // what the run itself noticed (not the decision's)
 	// Command is set when the run handled a /gc command; Decision is then
 	// nil.
 	Command *CommandResult
