@@ -151,6 +151,9 @@ func (r *Runner) readEvidence(ctx context.Context, res *Result) ([]*decide.Evide
 		return nil, nil, err
 	}
 	defer ws.Close()
+	if b := r.Opts.Baseline; b != "" {
+		ws.Except(b) // the unchanged head's test results are the guard's, never evidence
+	}
 	files, err := ws.Files(r.Opts.Evidence)
 	if err != nil {
 		return nil, nil, err

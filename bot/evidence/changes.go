@@ -48,3 +48,11 @@ func RoleOf(name string, head []byte) Role {
 	}
 	return Passed
 }
+
+// handedOver reports whether the slash path p names a file a generator
+// hands over with its change (the patch, the baseline): never evidence of
+// the round, wherever it lies.
+func handedOver(p string) bool {
+	r := RoleOf(p, nil)
+	return r == Patch || r == Baseline
+}

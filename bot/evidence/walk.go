@@ -34,7 +34,8 @@ type walk struct {
 
 // known lists the regular files under dir (a slash path in the root)
 // whose first bytes a rule of w.in recognises, in name order; other files,
-// directories, pipes, devices and OutputDir directories are passed over. An error about one
+// directories, pipes, devices, OutputDir directories and the files a
+// generator hands over with its patch are passed over. An error about one
 // entry is an *entryError.
 func (w walk) known(dir string) ([]string, error) {
 	var out []string
@@ -57,6 +58,9 @@ func (w walk) known(dir string) ([]string, error) {
 			}
 		case !d.Type().IsRegular():
 			return nil
+		}
+		if handedOver(p) {
+			return nil // a generator's patch or baseline: never evidence
 		}
 		head, err := readHead(w.root, p)
 		if err != nil {

@@ -19,7 +19,30 @@ import (
 type Workspace struct {
 	dir  string
 	root *os.Root
+	// not are workspace files that are never evidence (see Except).
+	not map[string]bool
 }
+
+// Except names workspace files (paths as the inputs give them) that are
+// never evidence, such as the baseline input's test results of the
+// unchanged commit: a directory or glob passes them over, and naming one
+// as evidence is an error. A path outside the workspace cannot be among
+// its evidence and is left to whoever reads it to refuse.
+func (w *Workspace) Except(paths ...string) {
+	for _, p := range paths {
+		if clean, err := InWorkspace(w.dir, p); err == nil {
+			if w.not == nil {
+				w.not = map[string]bool{}
+			}
+			w.not[clean] = true
+		}
+	}
+}
+
+// never reports whether the workspace file p (a clean slash path) is no
+// evidence, whatever it holds: a file handed over with a patch, or one
+// Except named.
+func (w *Workspace) never(p string) bool { return handedOver(p) || w.not[p] }
 
 // OpenWorkspace opens the workspace dir. Close it when done.
 func OpenWorkspace(dir string) (*Workspace, error) {
@@ -62,6 +85,9 @@ func (w *Workspace) Files(patterns []string) (files []string, err error) {
 		if outputPath(clean) {
 			return nil, fmt.Errorf("evidence %s: %s/ holds gcloop's own output files, never evidence", pat, OutputDir)
 		}
+		if w.never(clean) {
+			return nil, fmt.Errorf("evidence %s: it holds the test results of the commit before the change (a baseline), or the change itself, never evidence", pat)
+		}
 		var found []string
 		if strings.ContainsAny(clean, "*?[{\\") {
 			found, err = w.glob(pat, clean)
@@ -71,8 +97,15 @@ func (w *Workspace) Files(patterns []string) (files []string, err error) {
 		if err != nil {
 			return nil, err
 		}
+		kept := 0
 		for _, f := range found {
-			add(f)
+			if !w.never(f) {
+				add(f)
+				kept++
+			}
+		}
+		if kept == 0 {
+			return nil, fmt.Errorf("evidence %s: matched only a baseline or a patch, never evidence", pat)
 		}
 	}
 	return files, nil
