@@ -92,7 +92,9 @@ func (s *testStore) Add(ctx context.Context, d store.Delivery) (bool, error) {
 	if ok {
 		s.mu.Lock()
 		s.added[d.ID] = d
-		s.states[d.ID] = "pending"
+		if _, seen := s.states[d.ID]; !seen { // a worker may have claimed it already
+			s.states[d.ID] = "pending"
+		}
 		s.mu.Unlock()
 	}
 	return ok, err
