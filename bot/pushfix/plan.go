@@ -73,6 +73,19 @@ func Plan(changes []guard.Change, before, after *decide.TestFacts, m guard.Metri
 	return res
 }
 
+// RefuseAll refuses the change set changes as a whole for the violations
+// vs, which the guard did not see (a branch GitHub protects, a head that
+// moved): nothing is accepted, every changed path is reverted, and Reason
+// says so.
+func (r *Result) RefuseAll(changes []guard.Change, vs ...guard.Violation) {
+	r.Accepted, r.Reverted = nil, nil
+	r.Guard.Violations = append(r.Guard.Violations, vs...)
+	for _, c := range changes {
+		r.Reverted = append(r.Reverted, c.Path)
+	}
+	r.Reason = refusal(r.Guard.Violations, len(changes))
+}
+
 // refusal summarizes the violations in one line.
 func refusal(vs []guard.Violation, files int) string {
 	counts := map[string]int{}

@@ -2,6 +2,7 @@ package pushfix
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,5 +122,24 @@ func TestForkComparesRepositoryIDs(t *testing.T) {
 	}
 	if ErrFork.Error() != ForkReason || !errors.Is(ErrFork, ErrFork) {
 		t.Errorf("ErrFork = %q, want %q", ErrFork, ForkReason)
+	}
+}
+
+// A change set the guard accepted and that cannot be pushed after all (a
+// protected branch, a head that moved) is refused whole, and its Reason
+// says so instead of the acceptance.
+func TestRefuseAllTakesBackAnAcceptedPlan(t *testing.T) {
+	t.Parallel()
+	changes := []guard.Change{{Path: "pkg/b_test.go", New: []byte("package pkg\n\nfunc TestB(t *testing.T) {}\n"), NewExists: true}}
+	res := Plan(changes, nil, nil, guard.Metrics{CoverageBefore: f64(50), CoverageAfter: f64(60)}, guard.Options{})
+	if len(res.Accepted) != 1 {
+		t.Fatalf("plan %+v, want the test file accepted", res)
+	}
+	res.RefuseAll(changes, guard.Violation{Kind: "conflict", Detail: "the PR head moved"})
+	if len(res.Accepted) != 0 || !cmp.Equal(res.Reverted, []string{"pkg/b_test.go"}) || res.Guard.OK() {
+		t.Errorf("after RefuseAll: accepted %v, reverted %v, guard ok %v; want nothing accepted, the file reverted", res.Accepted, res.Reverted, res.Guard.OK())
+	}
+	if want := "(1 violation: 1 conflict); 1 changed file reverted, nothing pushed"; !strings.Contains(res.Reason, want) {
+		t.Errorf("reason %q, want it to contain %q", res.Reason, want)
 	}
 }

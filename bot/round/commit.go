@@ -80,7 +80,7 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 		extra = append(extra, guard.Violation{Kind: "conflict", Detail: fmt.Sprintf("the PR head moved to %s after %s was checked out and judged; a commit on the new head would revert it, a commit on %s would not be a fast forward", shortSHA(pull.HeadSHA), shortSHA(judged), shortSHA(judged))})
 	}
 	if len(extra) > 0 {
-		refuseAll(&plan, changes, extra...)
+		plan.RefuseAll(changes, extra...)
 	}
 	if len(plan.Accepted) == 0 {
 		revertChanges(res, plan)
@@ -95,11 +95,11 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 		Message: fmt.Sprintf("gcloop: test-only fixes of %s round %d\n\n%d file(s) judged test-only by gcloop.", d.ID, d.Round, len(plan.Accepted))})
 	switch {
 	case errors.Is(err, pushfix.ErrProtectedBranch):
-		refuseAll(&plan, changes, guard.Violation{Kind: "protected_branch", Detail: ghclient.Explain(err) + ": gcloop pushes no fix commit there"})
+		plan.RefuseAll(changes, guard.Violation{Kind: "protected_branch", Detail: ghclient.Explain(err) + ": gcloop pushes no fix commit there"})
 		revertChanges(res, plan)
 		lg.Printf("commit: none, the changes were refused: %s", violations(plan.Guard))
 	case errors.Is(err, pushfix.ErrHeadMoved):
-		refuseAll(&plan, changes, guard.Violation{Kind: "conflict", Detail: "the PR head moved after " + shortSHA(judged) + " was checked out and judged (" + ghclient.Explain(err) + ")"})
+		plan.RefuseAll(changes, guard.Violation{Kind: "conflict", Detail: "the PR head moved after " + shortSHA(judged) + " was checked out and judged (" + ghclient.Explain(err) + ")"})
 		revertChanges(res, plan)
 		lg.Printf("commit: none, the changes were refused: %s", violations(plan.Guard))
 	case err != nil:
@@ -115,15 +115,6 @@ func (e *Engine) judgeChanges(ctx context.Context, res *Result, in Input, pull *
 // pushedReason is the reason that names the fix commit a round pushed.
 func pushedReason(files int, sha string) string {
 	return fmt.Sprintf("pushed %d test-only file(s) as %s", files, shortSHA(sha))
-}
-
-// refuseAll refuses a change set as a whole for the violations vs.
-func refuseAll(plan *pushfix.Result, changes []guard.Change, vs ...guard.Violation) {
-	plan.Accepted, plan.Reverted = nil, nil
-	plan.Guard.Violations = append(plan.Guard.Violations, vs...)
-	for _, c := range changes {
-		plan.Reverted = append(plan.Reverted, c.Path)
-	}
 }
 
 // revertChanges records a change set that was not pushed: the report says
