@@ -13,7 +13,6 @@ import (
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 
-	"github.com/gcloop/gcloop/bot/ghclient"
 	"github.com/gcloop/gcloop/coverage/guard"
 )
 
@@ -44,15 +43,7 @@ func ApplyPatch(ctx context.Context, git gitAPI, contents contentsAPI, owner, re
 	if p == nil {
 		return nil, errors.New("apply patch: no patch given")
 	}
-	commit, _, err := git.GetCommit(ctx, owner, repo, headSHA)
-	if err != nil {
-		return nil, fmt.Errorf("get head commit %s of %s/%s: %w", headSHA, owner, repo, ghclient.Explained(err))
-	}
-	treeSHA := commit.GetTree().GetSHA()
-	if treeSHA == "" {
-		return nil, fmt.Errorf("head commit %s of %s/%s: no tree in the response", headSHA, owner, repo)
-	}
-	tree, err := listTree(ctx, git, owner, repo, treeSHA)
+	treeSHA, tree, err := headTree(ctx, git, owner, repo, headSHA)
 	if err != nil {
 		return nil, err
 	}

@@ -131,15 +131,7 @@ func Scan(ctx context.Context, git gitAPI, contents contentsAPI, owner, repo, he
 	if ws.Dir == "" {
 		return nil, errors.New("scan workspace: no workspace directory given")
 	}
-	commit, _, err := git.GetCommit(ctx, owner, repo, headSHA)
-	if err != nil {
-		return nil, fmt.Errorf("get head commit %s of %s/%s: %w", headSHA, owner, repo, ghclient.Explained(err))
-	}
-	treeSHA := commit.GetTree().GetSHA()
-	if treeSHA == "" {
-		return nil, fmt.Errorf("head commit %s of %s/%s: no tree in the response", headSHA, owner, repo)
-	}
-	tree, err := listTree(ctx, git, owner, repo, treeSHA)
+	treeSHA, tree, err := headTree(ctx, git, owner, repo, headSHA)
 	if err != nil {
 		return nil, err
 	}

@@ -89,3 +89,20 @@ func safePath(p string) bool {
 	}
 	return true
 }
+
+// headTree reads the tree of commit headSHA: its id and its files.
+func headTree(ctx context.Context, git gitAPI, owner, repo, headSHA string) (string, map[string]treeFile, error) {
+	commit, _, err := git.GetCommit(ctx, owner, repo, headSHA)
+	if err != nil {
+		return "", nil, fmt.Errorf("get head commit %s of %s/%s: %w", headSHA, owner, repo, ghclient.Explained(err))
+	}
+	treeSHA := commit.GetTree().GetSHA()
+	if treeSHA == "" {
+		return "", nil, fmt.Errorf("head commit %s of %s/%s: no tree in the response", headSHA, owner, repo)
+	}
+	tree, err := listTree(ctx, git, owner, repo, treeSHA)
+	if err != nil {
+		return "", nil, err
+	}
+	return treeSHA, tree, nil
+}
