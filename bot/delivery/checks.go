@@ -170,43 +170,31 @@ func (h *Handler) rerun(ctx context.Context, installation int64, repo *github.Re
 	if err != nil {
 		return err
 	}
-	var errs, ignored []error
-	ran := 0
+	var loops loopRounds
 	for _, sec := range file.Sections() {
 		set, err := config.Resolve(sec.Loop, sec.ID, file, config.Overrides{})
 		if err != nil || len(set.BotArtifacts) == 0 || (ids != nil && !slices.Contains(ids, sec.ID)) {
 			continue
 		}
-		ran++
+		loops.ran++
 		runID, why, err := probe.JudgedRun(ctx, pull, sec.ID, sha)
 		switch {
 		case err != nil:
-			errs = append(errs, fmt.Errorf("loop %s: %w", sec.ID, err))
+			loops.add(sec.ID, err)
 			continue
 		case why != "":
 			h.emit(ctx, probe, pull.Number, sec.ID, event.Round, map[string]any{"sha": sha, "rerun": true, "ignored": why})
-			ignored = append(ignored, fmt.Errorf("loop %s: %s", sec.ID, why))
+			loops.add(sec.ID, fmt.Errorf("%w: %s", ErrIgnored, why))
 			continue
 		}
 		run, _, err := c.Actions.GetWorkflowRunByID(ctx, repo.GetOwner().GetLogin(), repo.GetName(), runID)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("loop %s: read workflow run %d: %w", sec.ID, runID, ghclient.Explained(err)))
+			loops.add(sec.ID, fmt.Errorf("read workflow run %d: %w", runID, ghclient.Explained(err)))
 			continue
 		}
 		wr := &github.WorkflowRunEvent{Action: github.String("completed"), WorkflowRun: run, Repo: repo,
 			Installation: &github.Installation{ID: github.Int64(installation)}, Sender: sender}
-		switch err := h.round(ctx, wr, sec.Loop, sec.ID, set.BotArtifacts); {
-		case errors.Is(err, ErrIgnored):
-			ignored = append(ignored, fmt.Errorf("loop %s: %w", sec.ID, err))
-		case err != nil:
-			errs = append(errs, fmt.Errorf("loop %s: %w", sec.ID, err))
-		}
+		loops.add(sec.ID, h.round(ctx, wr, sec.Loop, sec.ID, set.BotArtifacts))
 	}
-	switch {
-	case len(errs) > 0:
-		return errors.Join(errs...)
-	case ran == 0 || len(ignored) == ran:
-		return errors.Join(append([]error{ErrIgnored}, ignored...)...)
-	}
-	return nil
+	return loops.err()
 }

@@ -193,38 +193,22 @@ func (h *Handler) workflowRun(ctx context.Context, ev *github.WorkflowRunEvent) 
 	if err != nil {
 		return err
 	}
-	var errs, ignored []error
-	ran := 0
+	var loops loopRounds
 	for _, sec := range file.Sections() {
 		set, err := config.Resolve(sec.Loop, sec.ID, file, config.Overrides{})
 		if err != nil || len(set.BotArtifacts) == 0 {
 			continue
 		}
-		ran++
-		if ran == 1 {
+		loops.ran++
+		if loops.ran == 1 {
 			// Not beside other work on the run's pull request.
 			if err := ownKey(ctx, probe, ev.GetRepo().GetFullName()); err != nil {
 				return err
 			}
 		}
-		switch err := h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts); {
-		case errors.Is(err, ErrIgnored):
-			ignored = append(ignored, fmt.Errorf("loop %s: %w", sec.ID, err))
-		case err != nil:
-			errs = append(errs, fmt.Errorf("loop %s: %w", sec.ID, err))
-		}
+		loops.add(sec.ID, h.round(ctx, ev, sec.Loop, sec.ID, set.BotArtifacts))
 	}
-	switch {
-	case ran == 0:
-		return ErrIgnored
-	case len(errs) > 0:
-		// A loop that failed makes the delivery fail (and be retried),
-		// also when another loop ignored it.
-		return errors.Join(errs...)
-	case len(ignored) == ran:
-		return errors.Join(ignored...)
-	}
-	return nil
+	return loops.err()
 }
 
 // round is one server-side round of loop id on the workflow run's pull
