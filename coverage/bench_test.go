@@ -258,12 +258,12 @@ func BenchmarkStreamLCOVSplit(b *testing.B) {
 		sp   lcovSplit
 	}{
 		{"line-by-line", lcovSplit{workers: 1}},
-		{"in-parts", lcovSplit{workers: runtime.GOMAXPROCS(0), partSize: lcovPartSize, maxPart: lcovMaxPart}},
+		{"in-parts", lcovSplit{workers: runtime.GOMAXPROCS(0), partSize: lcovPartSize, maxPart: lcovMaxPart, minSize: lcovMinParallel}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			cpu0 := cpuTime()
 			benchRead(b, path, func(f *os.File) error {
-				_, err := streamLCOV("60k.info", f, NewRollUp().Add, bc.sp)
+				_, err := streamLCOV("60k.info", f, NewRollUp(), bc.sp)
 				return err
 			})
 			b.StopTimer()

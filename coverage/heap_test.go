@@ -76,7 +76,7 @@ func streamPeak(t *testing.T, n int) (uint64, *RollUp) {
 	runtime.ReadMemStats(&ms)
 	ps := &peakSampler{r: monorepoLCOV(n), stride: 4 << 20, base: ms.HeapAlloc}
 	ru := NewRollUp()
-	c, err := StreamLCOV("big.info", ps, ru.Add)
+	c, err := StreamLCOV("big.info", ps, ru)
 	if err != nil {
 		t.Fatal(err)
 	}

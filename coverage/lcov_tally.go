@@ -84,7 +84,15 @@ func (t *lineTally) end(path string, errLine int) error {
 		cur = out
 	}
 	t.cur, t.unsorted = t.cur[:0], false
-	if st := t.stream; st != nil && !st.repeated[maphash.String(st.seed, path)] {
+	if st := t.stream; st != nil {
+		ph := maphash.String(st.seed, path)
+		if st.repeated == nil {
+			if err := st.claim(ph); err != nil {
+				return err
+			}
+		} else if st.repeated[ph] {
+			return t.merge(path, cur, errLine)
+		}
 		// The only record of this file: emit it, keep nothing.
 		var covered int64
 		for _, h := range cur {

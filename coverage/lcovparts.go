@@ -8,7 +8,7 @@ import (
 	"github.com/gcloop/gcloop/decide"
 )
 
-// The second pass of StreamLCOV in parts, over all cores: the input is cut
+// The parse of StreamLCOV in parts, over all cores: the input is cut
 // into parts of about lcovPartSize bytes, each ending just before a line
 // that starts with "SF:" (or at the end), so no record spans two parts.
 // Each part is parsed on a goroutine of its own into a tally of its own; the
@@ -50,12 +50,14 @@ type lcovSplit struct {
 	workers  int
 	partSize int
 	maxPart  int
+	minSize  int64 // an input known to be smaller is read line by line
 }
 
-// streamLCOVParts is the second pass of StreamLCOV: in parts when there are
-// several cores and the input is large, else line by line.
+// streamLCOVParts is the parse of StreamLCOV: in parts when there are
+// several cores and the input is large (or of a size unknown), else line by
+// line.
 func streamLCOVParts(name string, r io.Reader, t *lineTally, size int64, sp lcovSplit) (*decide.CoverageFacts, error) {
-	if sp.workers < 2 || size < lcovMinParallel {
+	if sp.workers < 2 || size >= 0 && size < sp.minSize { // -1: size unknown
 		return readLCOV(name, r, t)
 	}
 	return t.readParts(name, r, sp)
@@ -85,6 +87,7 @@ func (t *lineTally) readParts(name string, r io.Reader, sp lcovSplit) (*decide.C
 			if pb := 5*p.tally.mergedLines + 16*p.tally.records; bound+pb <= maxMergeBytes {
 				bound += pb
 				if err := t.fold(p); err != nil {
+					ch.halt(queue, nil) // no read of r goes on after the return
 					return nil, err
 				}
 				lines += p.lines
@@ -128,6 +131,13 @@ func (p *lcovPart) parse(name string, st *lineStream) {
 // are emitted, its files of several records merged.
 func (t *lineTally) fold(p *lcovPart) error {
 	st, ps := t.stream, p.tally.stream
+	if st.repeated == nil {
+		for _, h := range ps.hashes {
+			if err := st.claim(h); err != nil {
+				return err
+			}
+		}
+	}
 	for _, f := range p.files {
 		st.emit(f)
 	}

@@ -47,6 +47,21 @@ func secondPass(t testing.TB, in string, sp *lcovSplit, r io.Reader) streamRun {
 	return run
 }
 
+// wholeStream runs StreamLCOV over in — one pass, then two if a path
+// comes again — line by line when sp has one worker, else in parts.
+func wholeStream(in string, sp lcovSplit) streamRun {
+	var files fileList
+	var run streamRun
+	var err error
+	run.Facts, err = streamLCOV("p.info", strings.NewReader(in), &files, sp)
+	run.Files = files
+	if err != nil {
+		run.Err = err.Error()
+		run.Files, run.Facts = nil, nil
+	}
+	return run
+}
+
 // lcovPartsInputs are reports, good and bad, for the reader in parts.
 func lcovPartsInputs() map[string]string {
 	var big strings.Builder
@@ -92,6 +107,9 @@ func TestStreamLCOVInPartsIsLineByLine(t *testing.T) {
 				if d := gocmp.Diff(want, got); d != "" {
 					t.Errorf("%+v: in parts (-line by line +in parts):\n%s", sp, d)
 				}
+				if d := gocmp.Diff(wholeStream(in, lcovSplit{workers: 1}), wholeStream(in, sp)); d != "" {
+					t.Errorf("%+v: StreamLCOV in parts (-line by line +in parts):\n%s", sp, d)
+				}
 			}
 		})
 	}
@@ -132,6 +150,9 @@ func FuzzStreamLCOVInParts(f *testing.F) {
 		got := secondPass(t, string(in), &sp, nil)
 		if d := gocmp.Diff(want, got); d != "" {
 			t.Fatalf("part size %d (-line by line +in parts):\n%s", part, d)
+		}
+		if d := gocmp.Diff(wholeStream(string(in), lcovSplit{workers: 1}), wholeStream(string(in), sp)); d != "" {
+			t.Fatalf("part size %d: StreamLCOV (-line by line +in parts):\n%s", part, d)
 		}
 	})
 }

@@ -14,24 +14,54 @@ import (
 	"github.com/gcloop/gcloop/internal/parse"
 )
 
-// StreamLCOV reads an LCOV tracefile as ReadLCOV does — the same totals,
-// the same errors — but with memory that does not grow with the number of
-// distinct source files: each file's coverage goes to emit, once, and the
-// returned facts hold the totals and no Files.
-//
-// It reads r twice. The first pass only looks at the SF: lines, keeping an
-// 8-byte hash of each path, and finds the paths that have more than one
-// record. The second pass parses everything (in parts over all cores when
-// the input is large) and emits a file at the end of its record, except those paths: their records are merged line by line,
-// as ReadLCOV does, and they are emitted at the end. A hash collision only
-// makes a file wait for the end; it never changes a result.
-func StreamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage)) (*decide.CoverageFacts, error) {
-	return streamLCOV(name, r, emit, lcovSplit{workers: runtime.GOMAXPROCS(0), partSize: lcovPartSize, maxPart: lcovMaxPart})
+// FileSink receives the files of a streamed coverage report, one at a time.
+type FileSink interface {
+	// Add receives one file; each file comes once.
+	Add(decide.FileCoverage)
+	// Reset forgets the files added so far: the reader starts over and
+	// adds every file again.
+	Reset()
 }
 
-// streamLCOV is StreamLCOV with its second pass in parts as sp says.
-func streamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage), sp lcovSplit) (*decide.CoverageFacts, error) {
+// StreamLCOV reads an LCOV tracefile as ReadLCOV does — the same totals,
+// the same errors — but with memory that does not grow with the number of
+// distinct source files: each file's coverage goes to sink, once, and the
+// returned facts hold the totals and no Files.
+//
+// It reads r once when every path has one record, as the LCOV tools write
+// it: each file goes to sink at the end of its record, and only an 8-byte
+// hash of its path is kept. A path met again means a file already added may
+// need merging: then the sink is reset and r read again, in two passes. The
+// first only looks at the SF: lines, keeping the hash of each path, and
+// finds the paths that have more than one record. The second parses
+// everything and hands over a file at the end of its record, except those
+// paths: their records are merged line by line, as ReadLCOV does, and they
+// are handed over at the end. Either way the parse runs in parts over all
+// cores when the input is large. A hash collision only costs the second
+// reading or makes a file wait for the end; it never changes a result.
+func StreamLCOV(name string, r io.ReadSeeker, sink FileSink) (*decide.CoverageFacts, error) {
+	return streamLCOV(name, r, sink, lcovSplit{workers: runtime.GOMAXPROCS(0), partSize: lcovPartSize, maxPart: lcovMaxPart, minSize: lcovMinParallel})
+}
+
+// streamLCOV is StreamLCOV with its parse in parts as sp says.
+func streamLCOV(name string, r io.ReadSeeker, sink FileSink, sp lcovSplit) (*decide.CoverageFacts, error) {
 	seed := maphash.MakeSeed()
+	t := newLineTally(name)
+	t.stream = &lineStream{seed: seed, seen: &hashSet{}, emit: sink.Add}
+	c, err := streamLCOVParts(name, r, t, inputSize(r), sp)
+	if !errors.Is(err, errReadAgain) {
+		return c, err
+	}
+	sink.Reset()
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("read %s again: %w", name, err)
+	}
+	return streamLCOVTwice(name, r, sink, seed, sp)
+}
+
+// streamLCOVTwice reads r in two passes: the paths with several records
+// first, then everything.
+func streamLCOVTwice(name string, r io.ReadSeeker, sink FileSink, seed maphash.Seed, sp lcovSplit) (*decide.CoverageFacts, error) {
 	counted := lines.NewCapReader(r, math.MaxInt64) // counts the bytes
 	repeated, distinct, err := lcovRepeatedPaths(seed, counted, streamBufSize)
 	if err != nil {
@@ -43,7 +73,7 @@ func streamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage), sp
 	t := newLineTally(name)
 	var c *decide.CoverageFacts
 	if distinct <= MaxFiles { // past it, the tally reports the error as ReadLCOV does
-		t.stream = &lineStream{seed: seed, repeated: repeated, emit: emit}
+		t.stream = &lineStream{seed: seed, repeated: repeated, emit: sink.Add}
 		c, err = streamLCOVParts(name, r, t, counted.N(), sp)
 	} else {
 		c, err = readLCOV(name, r, t)
@@ -53,11 +83,26 @@ func streamLCOV(name string, r io.ReadSeeker, emit func(decide.FileCoverage), sp
 	}
 	if t.stream == nil {
 		for _, f := range c.Files {
-			emit(f)
+			sink.Add(f)
 		}
 		c.Files = nil
 	}
 	return c, nil
+}
+
+// errReadAgain stops a reading in one pass that met a path a second time
+// (or more than MaxFiles paths): StreamLCOV reads the input again, in two
+// passes.
+var errReadAgain = errors.New("a path has several records: read in two passes")
+
+// inputSize returns the size of r, or -1 when it cannot tell, leaving r
+// at its start.
+func inputSize(r io.Seeker) int64 {
+	n, err := r.Seek(0, io.SeekEnd)
+	if _, err2 := r.Seek(0, io.SeekStart); err != nil || err2 != nil {
+		return -1
+	}
+	return n
 }
 
 // streamBufSize is the read buffer of the first pass of StreamLCOV.
@@ -65,12 +110,32 @@ const streamBufSize = 1 << 20
 
 // lineStream is the state of a lineTally that emits files as it goes.
 type lineStream struct {
-	seed     maphash.Seed
-	repeated map[uint64]bool // hashes of paths with several records
+	seed maphash.Seed
+	// In two passes, repeated holds the hashes of the paths with several
+	// records. In one pass it is nil and every record is taken to be its
+	// path's only one: seen holds the hashes of the paths emitted so far,
+	// and one met again stops the reading with errReadAgain. A part of the
+	// input read in one pass has no seen: it lists its hashes in order,
+	// which the fold checks against seen.
+	repeated map[uint64]bool
+	seen     *hashSet
+	hashes   []uint64
 	emit     func(decide.FileCoverage)
 	files    int // files emitted
 	covered  int64
 	total    int64
+}
+
+// claim records the path hash h of a record read in one pass.
+func (st *lineStream) claim(h uint64) error {
+	if st.seen == nil {
+		st.hashes = append(st.hashes, h)
+		return nil
+	}
+	if !st.seen.add(h) || st.seen.n > MaxFiles {
+		return errReadAgain
+	}
+	return nil
 }
 
 // lcovRepeatedPaths scans the SF: lines of an LCOV file and returns the

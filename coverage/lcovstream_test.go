@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -16,11 +17,17 @@ import (
 // streamed runs StreamLCOV and returns its facts with the emitted files
 // sorted by path, to compare with ReadLCOV's.
 func streamed(t testing.TB, in string) (*decide.CoverageFacts, []decide.FileCoverage, error) {
-	var files []decide.FileCoverage
-	c, err := StreamLCOV("s.info", strings.NewReader(in), func(f decide.FileCoverage) { files = append(files, f) })
+	var files fileList
+	c, err := StreamLCOV("s.info", strings.NewReader(in), &files)
 	slices.SortFunc(files, func(a, b decide.FileCoverage) int { return cmp.Compare(a.Path, b.Path) })
 	return c, files, err
 }
+
+// fileList is a FileSink that lists the files.
+type fileList []decide.FileCoverage
+
+func (l *fileList) Add(f decide.FileCoverage) { *l = append(*l, f) }
+func (l *fileList) Reset()                    { *l = nil }
 
 // checkSameAsRead fails unless StreamLCOV gives what ReadLCOV gives: the
 // same totals, each file once with the same coverage, the same error.
@@ -136,5 +143,98 @@ func BenchmarkLCOVFirstPass(b *testing.B) {
 		if err != nil || n != 60_000 {
 			b.Fatal(n, err)
 		}
+	}
+}
+
+// countingSeeker counts the bytes read and the seeks back to the start.
+type countingSeeker struct {
+	r      io.ReadSeeker
+	read   int64
+	rewind int
+}
+
+func (c *countingSeeker) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	return n, err
+}
+
+func (c *countingSeeker) Seek(offset int64, whence int) (int64, error) {
+	if offset == 0 && whence == io.SeekStart {
+		c.rewind++
+	}
+	return c.r.Seek(offset, whence)
+}
+
+// resetCounter is a FileSink that counts its resets.
+type resetCounter struct {
+	fileList
+	resets int
+}
+
+func (r *resetCounter) Reset() { r.resets++; r.fileList.Reset() }
+
+// A report whose paths each have one record is read once, line by line and
+// in parts; one with a path repeated is read up to where the path comes
+// again, then twice more (two passes), and its sink reset once — and both
+// give what ReadLCOV gives.
+func TestStreamLCOVReadsOnceWithoutRepeats(t *testing.T) {
+	t.Parallel()
+	report := func(files, repeatAt int) string {
+		var b strings.Builder
+		for i := 0; i < files; i++ {
+			f := i
+			if i == repeatAt {
+				f = 0
+			}
+			fmt.Fprintf(&b, "SF:src/f%06d.ts\n", f)
+			for l := 1; l <= 40; l++ {
+				fmt.Fprintf(&b, "DA:%d,%d\n", 3*l, (i+l)%3)
+			}
+			b.WriteString("end_of_record\n")
+		}
+		return b.String()
+	}
+	big := 20_000 // about 8 MB: read in parts
+	tests := []struct {
+		name    string
+		in      string
+		workers int
+		reads   float64 // times the input is read whole
+		resets  int
+	}{
+		{"small, line by line", report(100, -1), 2, 1, 0},
+		{"big, in parts", report(big, -1), 2, 1, 0},
+		{"big, one worker", report(big, -1), 1, 1, 0},
+		{"small, a path repeated", report(100, 99), 2, 3, 1},
+		{"big, a path repeated at the end", report(big, big-1), 2, 3, 1},
+		{"big, a path repeated at once", report(big, 1), 2, 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			want, err := ReadLCOV("s.info", strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := &countingSeeker{r: strings.NewReader(tt.in)}
+			var sink resetCounter
+			got, err := streamLCOV("s.info", cs, &sink, lcovSplit{workers: tt.workers, partSize: lcovPartSize, maxPart: lcovMaxPart, minSize: lcovMinParallel})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Covered != want.Covered || got.Total != want.Total || len(sink.fileList) != len(want.Files) {
+				t.Errorf("%d/%d lines in %d files, want %d/%d in %d", got.Covered, got.Total, len(sink.fileList), want.Covered, want.Total, len(want.Files))
+			}
+			// Before it stops, a reading in one pass may have read up to
+			// about six parts ahead of the repeated path.
+			whole := int64(tt.reads * float64(len(tt.in)))
+			if slack := int64(tt.resets) * 6 * lcovMaxPart; cs.read < whole || cs.read > whole+slack {
+				t.Errorf("read %d bytes of %d, want %v times (and at most %d bytes more)", cs.read, len(tt.in), tt.reads, slack)
+			}
+			if sink.resets != tt.resets {
+				t.Errorf("sink reset %d times, want %d", sink.resets, tt.resets)
+			}
+		})
 	}
 }

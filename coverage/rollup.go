@@ -73,6 +73,9 @@ func newRollUp(n int) *RollUp {
 	return &RollUp{n: n, worst: make(worstHeap, 0, n), dirs: map[string]*ReportDir{}}
 }
 
+// Reset empties the roll-up, for a reader that starts over.
+func (r *RollUp) Reset() { *r = *newRollUp(r.n) }
+
 // Add folds in one file; each file must be added once.
 func (r *RollUp) Add(f decide.FileCoverage) {
 	r.files++

@@ -195,7 +195,7 @@ func streamCoverageFile(name string, ru *coverage.RollUp) (*decide.Evidence, cov
 		return nil, "", fmt.Errorf("read report %s: %w", name, unwrapPathError(err))
 	}
 	defer f.Close()
-	c, err := coverage.StreamLCOV(name, f, ru.Add)
+	c, err := coverage.StreamLCOV(name, f, ru)
 	if err != nil {
 		return nil, coverage.FormatLCOV, err
 	}
