@@ -43,6 +43,20 @@ type lcovPart struct {
 	files []decide.FileCoverage
 	lines int
 	err   error
+
+	// Kept when the part is reused: the room its tally took for the
+	// lines of a record and for the hashes of its paths.
+	cur    []lineHit
+	hashes []uint64
+}
+
+// reuse readies p, new or parsed and folded, to hold data, which lies in
+// buf; err marks a part not to parse.
+func (p *lcovPart) reuse(buf, data []byte, err error) *lcovPart {
+	p.buf, p.data, p.err = buf, data, err
+	p.done = make(chan struct{})
+	p.tally, p.files, p.lines = nil, p.files[:0], 0
+	return p
 }
 
 // lcovSplit is the configuration of a read in parts.
@@ -65,7 +79,7 @@ func streamLCOVParts(name string, r io.Reader, t *lineTally, size int64, sp lcov
 
 // readParts reads r in parts into the streaming tally t.
 func (t *lineTally) readParts(name string, r io.Reader, sp lcovSplit) (*decide.CoverageFacts, error) {
-	ch := &lcovChunker{r: r, sp: sp, stop: make(chan struct{}), ended: make(chan struct{}), pool: make(chan []byte, 2*sp.workers+2)}
+	ch := &lcovChunker{r: r, sp: sp, stop: make(chan struct{}), ended: make(chan struct{}), pool: make(chan *lcovPart, 2*sp.workers+2)}
 	queue := make(chan *lcovPart, sp.workers)
 	work := make(chan *lcovPart, sp.workers)
 	go ch.run(queue, work)
@@ -91,7 +105,7 @@ func (t *lineTally) readParts(name string, r io.Reader, sp lcovSplit) (*decide.C
 					return nil, err
 				}
 				lines += p.lines
-				ch.recycle(p.buf)
+				ch.recycle(p)
 				continue
 			}
 		}
@@ -121,10 +135,12 @@ func (t *lineTally) readRest(name string, rest io.Reader, before int) (*decide.C
 // file list, with the main tally's knowledge of repeated paths.
 func (p *lcovPart) parse(name string, st *lineStream) {
 	t := newLineTally(name)
-	t.stream = &lineStream{seed: st.seed, repeated: st.repeated, emit: func(f decide.FileCoverage) { p.files = append(p.files, f) }}
+	t.cur = p.cur[:0]
+	t.stream = &lineStream{seed: st.seed, repeated: st.repeated, hashes: p.hashes[:0], emit: func(f decide.FileCoverage) { p.files = append(p.files, f) }}
 	s := bytesScanner(name, p.data, 0)
 	p.err = parseLCOV(s, t, false)
 	p.lines, p.tally = s.Line(), t
+	p.cur, p.hashes = t.cur, t.stream.hashes
 }
 
 // fold adds a parsed part to t, in input order: its files of one record
@@ -158,7 +174,7 @@ func (t *lineTally) fold(p *lcovPart) error {
 type lcovChunker struct {
 	r     io.Reader
 	sp    lcovSplit
-	pool  chan []byte
+	pool  chan *lcovPart // parts folded, for reuse
 	stop  chan struct{} // closed by halt
 	ended chan struct{} // closed when run returns
 	carry []byte        // input read and not yet in a part
@@ -206,12 +222,12 @@ func (c *lcovChunker) run(queue, work chan<- *lcovPart) {
 // the part reaches the end. A record longer than maxPart makes the part
 // end inside it (the line-by-line reader takes over there).
 func (c *lcovChunker) next() (p *lcovPart, last bool, err error) {
-	var buf []byte
 	select {
-	case buf = <-c.pool:
+	case p = <-c.pool:
 	default:
-		buf = make([]byte, c.sp.partSize)
+		p = &lcovPart{buf: make([]byte, c.sp.partSize)}
 	}
+	buf := p.buf
 	if len(c.carry) >= len(buf) { // a long record's start (shorter than maxPart)
 		buf = make([]byte, min(2*len(c.carry), c.sp.maxPart))
 	}
@@ -229,19 +245,19 @@ func (c *lcovChunker) next() (p *lcovPart, last bool, err error) {
 			if n == 0 {
 				return nil, true, nil
 			}
-			return &lcovPart{data: buf[:n], buf: buf, done: make(chan struct{})}, true, nil
+			return p.reuse(buf, buf[:n], nil), true, nil
 		}
 		if cut := lastSF(buf[:n]); cut > 0 {
 			// The carry stays in this buffer, past the part's data: only
 			// the chunker writes into buffers, and it copies the carry out
 			// first (a copy within one buffer when it is reused at once).
 			c.carry = buf[cut:n]
-			return &lcovPart{data: buf[:cut], buf: buf, done: make(chan struct{})}, false, nil
+			return p.reuse(buf, buf[:cut], nil), false, nil
 		}
 		if len(buf) >= c.sp.maxPart {
 			// One record fills the part: the line-by-line reader reads
 			// on from here (the part fails to fold).
-			return &lcovPart{data: buf[:n], buf: buf, done: make(chan struct{}), err: errLongRecord}, false, nil
+			return p.reuse(buf, buf[:n], errLongRecord), false, nil
 		}
 		nb := make([]byte, min(2*len(buf), c.sp.maxPart))
 		copy(nb, buf[:n])
@@ -259,10 +275,10 @@ func lastSF(b []byte) int {
 	return bytes.LastIndex(b, []byte("\nSF:")) + 1
 }
 
-// recycle returns a part's buffer for reuse.
-func (c *lcovChunker) recycle(buf []byte) {
+// recycle returns a folded part for reuse.
+func (c *lcovChunker) recycle(p *lcovPart) {
 	select {
-	case c.pool <- buf:
+	case c.pool <- p:
 	default:
 	}
 }
