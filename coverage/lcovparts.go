@@ -175,10 +175,10 @@ type lcovChunker struct {
 	r     io.Reader
 	sp    lcovSplit
 	pool  chan *lcovPart // parts folded, for reuse
-	stop  chan struct{} // closed by halt
-	ended chan struct{} // closed when run returns
-	carry []byte        // input read and not yet in a part
-	err   error         // a read error, after the parts before it
+	stop  chan struct{}  // closed by halt
+	ended chan struct{}  // closed when run returns
+	carry []byte         // input read and not yet in a part
+	err   error          // a read error, after the parts before it
 }
 
 // run cuts parts and sends each to queue (in order) and work, until the
