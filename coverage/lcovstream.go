@@ -48,7 +48,14 @@ func streamLCOV(name string, r io.ReadSeeker, sink FileSink, sp lcovSplit) (*dec
 	seed := maphash.MakeSeed()
 	t := newLineTally(name)
 	t.stream = &lineStream{seed: seed, seen: &hashSet{}, emit: sink.Add}
-	c, err := streamLCOVParts(name, r, t, inputSize(r), sp)
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		size = -1 // unknown: read in parts
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	c, err := streamLCOVParts(name, r, t, size, sp)
 	if !errors.Is(err, errReadAgain) {
 		return c, err
 	}
@@ -95,17 +102,7 @@ func streamLCOVTwice(name string, r io.ReadSeeker, sink FileSink, seed maphash.S
 // passes.
 var errReadAgain = errors.New("a path has several records: read in two passes")
 
-// inputSize returns the size of r, or -1 when it cannot tell, leaving r
-// at its start.
-func inputSize(r io.Seeker) int64 {
-	n, err := r.Seek(0, io.SeekEnd)
-	if _, err2 := r.Seek(0, io.SeekStart); err != nil || err2 != nil {
-		return -1
-	}
-	return n
-}
-
-// streamBufSize is the read buffer of the first pass of StreamLCOV.
+// streamBufSize is the read buffer of the first of two passes of StreamLCOV.
 const streamBufSize = 1 << 20
 
 // lineStream is the state of a lineTally that emits files as it goes.
