@@ -48,6 +48,8 @@ type Scanner struct {
 	sb   []byte
 	nb   []byte
 	kb   []byte // a key kept apart from buf
+	// pend holds bytes handed back by Rewind, read before r.
+	pend [][]byte
 	// maxDepth caps the nesting Skip enters; 0 means MaxDepth.
 	maxDepth int
 }
@@ -63,13 +65,19 @@ func (s *Scanner) Errorf(off int64, format string, args ...any) *parse.Error {
 // fill reads more input after the unread bytes. It returns io.EOF at the end
 // of the input and a ParseError for a failing reader.
 func (s *Scanner) fill() error {
-	if s.rerr != nil {
+	if s.rerr != nil && len(s.pend) == 0 {
 		return s.rerr
 	}
 	if s.pos > 0 {
 		n := copy(s.buf, s.buf[s.pos:s.end])
 		s.base += int64(s.pos)
 		s.pos, s.end = 0, n
+	}
+	if s.fillPending() {
+		return nil
+	}
+	if s.rerr != nil {
+		return s.rerr
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := s.r.Read(s.buf[s.end:])

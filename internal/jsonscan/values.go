@@ -189,6 +189,9 @@ func (s *Scanner) IntVal(what, field string) (n int, ok bool, err error) {
 		if err != nil {
 			return 0, false, err
 		}
+		if n, ok := smallInt(b); ok {
+			return n, true, nil
+		}
 		v, err := strconv.ParseInt(string(b), 10, 32)
 		if err != nil {
 			return 0, false, s.Errorf(at, "%s%s: %s is not an integer in range", what, field, Cap(string(b), 40))
@@ -199,6 +202,21 @@ func (s *Scanner) IntVal(what, field string) (n int, ok bool, err error) {
 		return 0, false, err
 	}
 	return 0, false, s.Errorf(at, "%s%s: expected an integer, found %s", what, field, Kind(c))
+}
+
+// smallInt reads a number of one to nine digits (as strconv.ParseInt
+// would, and always within 32 bits); ok is false for anything else.
+func smallInt(b []byte) (n int, ok bool) {
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // Cap cuts s to at most max bytes, ending in "…" when cut, without
