@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -266,4 +267,21 @@ func BenchmarkCutElems(b *testing.B) {
 			b.Fatalf("cut %d elements", n)
 		}
 	}
+}
+
+// FuzzSmallInt: smallInt reads what strconv.ParseInt reads, when it reads.
+func FuzzSmallInt(f *testing.F) {
+	for _, s := range []string{"0", "7", "000000001", "123456789", "999999999", "1234567890", "-1", "1e3", "", "12a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok := smallInt([]byte(s))
+		if !ok {
+			return
+		}
+		v, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || int(v) != n {
+			t.Fatalf("smallInt(%q) = %d, ParseInt %d, %v", s, n, v, err)
+		}
+	})
 }
