@@ -2,28 +2,72 @@ package evidence
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/gcloop/gcloop/decide"
 	"github.com/google/go-cmp/cmp"
 )
 
 // checkFiledAlike reads data filing each result right after reading it
-// (as one core does) and with results filed in batches, on a goroutine of
-// their own or not, and fails when the evidence or the errors differ.
-func checkFiledAlike(t *testing.T, data []byte, batches ...int) {
+// (as one core does), with results filed in batches, on a goroutine of
+// their own or not, and with results read in parts (of the given sizes in
+// bytes) on one to three workers, and fails when the evidence or the
+// errors differ.
+func checkFiledAlike(t *testing.T, data []byte, batches []int, parts []int) {
 	t.Helper()
-	want, wantErr := readSARIF("t.sarif", bytes.NewReader(data), false, 1)
+	want, wantErr := readSARIF("t.sarif", bytes.NewReader(data), sarifOpts{batch: 1})
+	var opts []sarifOpts
 	for _, overlap := range []bool{true, false} {
 		for _, batch := range batches {
-			got, err := readSARIF("t.sarif", bytes.NewReader(data), overlap, batch)
-			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
-				t.Fatalf("overlap %v, batch %d: error\n%v\nwant\n%v", overlap, batch, err, wantErr)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("overlap %v, batch %d: evidence (-one by one +in batches):\n%s", overlap, batch, diff)
-			}
+			opts = append(opts, sarifOpts{overlap: overlap, batch: batch})
+		}
+	}
+	for _, part := range parts {
+		for _, workers := range []int{2, 3} {
+			opts = append(opts, sarifOpts{overlap: workers == 3, batch: 2, workers: workers, part: part})
+		}
+	}
+	// A valid log whose values nest no deeper than CutElems follows is
+	// read in parts throughout: no results array goes back to the
+	// stream scanner (which would hide a part reader that cannot read).
+	plain := wantErr == nil && jsonDepth(data) <= 60
+	for _, o := range opts {
+		sr := newSARIFReader("t.sarif", bytes.NewReader(data), o)
+		var got *decide.Evidence
+		err := sr.readLog()
+		if err == nil {
+			got = sr.finish()
+		}
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("%+v: error\n%v\nwant\n%v", o, err, wantErr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%+v: evidence (-one by one +in batches or parts):\n%s", o, diff)
+		}
+		if plain && sr.rewinds > 0 {
+			t.Fatalf("%+v: a valid log was read again by the stream scanner", o)
+		}
+	}
+}
+
+// jsonDepth is how deep the values of a valid JSON document nest.
+func jsonDepth(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	depth, most := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return most
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+			most = max(most, depth)
+		case json.Delim('}'), json.Delim(']'):
+			depth--
 		}
 	}
 }
@@ -64,13 +108,19 @@ func TestReadSARIFFilesInBatchesAlike(t *testing.T) {
 		{"bad JSON, then an unknown level", nth(nth(log, `"level":"note"`, `"level":"loud"`, 120), `"startLine"`, `"startLine":,`, 100)},
 		{"a bad type late", nth(log, `"startLine":`, `"startLine":"x",`, 1100)},
 		{"truncated", log[:len(log)*2/3]},
+		{"a result not an object late", nth(log, `{"ruleId"`, `7,{"ruleId"`, 700)},
+		{"deep nesting in a late result", nth(log, `"partialFingerprints":`, `"deep":`+strings.Repeat("[", 80)+strings.Repeat("]", 80)+`,"partialFingerprints":`, 800)},
+		{"a result longer than the parts cut", nth(log, `"text":"source"`, `"text":"`+strings.Repeat("x", sarifMaxResult+10)+`"`, 600)},
+		{"quotes, backslashes and brackets in strings", nth(nth(log, `"text":"source"`, `"text":"a \"}],[{\" \\ b\\\\"`, 300), `"text":"source"`, `"text":"\\\""`, 301)},
+		{"a trailing comma in the results", strings.Replace(log, `]}]}`, `,]}]}`, 1)},
+		{"white space between the results", strings.ReplaceAll(log, `},{"ruleId"`, "}\n ,\t{\"ruleId\"")},
 		{"results before the tool", `{"version":"2.1.0","runs":[{"results":[` + strings.Join(pending, ",") + `],"tool":` + sarifTool("t", `{"id":"R1","defaultConfiguration":{"level":"error"}}`) + `}]}`},
 		{"two runs", sarifDoc(sarifRunJSON(sarifTool("t"), strings.Join(manyGroups, ",")), sarifRunJSON(sarifTool("mypy"), strings.Join(pending, ",")))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			checkFiledAlike(t, []byte(tt.log), 1, 2, 7, 256)
+			checkFiledAlike(t, []byte(tt.log), []int{1, 2, 7, 256}, []int{1, 300, 4096, sarifPart})
 		})
 	}
 }
@@ -82,6 +132,16 @@ func FuzzReadSARIFInBatches(f *testing.F) {
 		sarifRes(`"ruleId":"R"`)+","+sarifRes(`"level":"loud"`)+","+sarifRes(`"level":"note"`)))))
 	f.Add([]byte(`{"version":"2.1.0","runs":[{"results":[{"ruleId":"R","message":{"text":"a"}},{"ruleId":"R","message":{"text":"a"}},{"level":"x"},{"kind":"pass"}],"tool":{"driver":{"name":"t","rules":[{"id":"R"}]}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkFiledAlike(t, data, 1, 2)
+		checkFiledAlike(t, data, []int{1, 2}, []int{1, 64})
 	})
+}
+
+// The levels prepare takes as they are read as sarifLevel reads them.
+func TestSARIFLevelFastPath(t *testing.T) {
+	t.Parallel()
+	for _, l := range []string{"error", "warning", "note", "none"} {
+		if lv, ok := sarifLevel(l); lv != l || !ok {
+			t.Errorf("sarifLevel(%q) = %q, %v", l, lv, ok)
+		}
+	}
 }
