@@ -26,6 +26,33 @@ type sarifResult struct {
 	score         sarifScore
 }
 
+// Interning: the rule ids, levels and file paths of results repeat, so
+// each reader (the scanning goroutine, each worker) keeps one copy of up
+// to sarifMaxInterned of them, up to sarifMaxInternLen bytes each, instead
+// of allocating a string per result.
+const (
+	sarifMaxInterned  = 4096
+	sarifMaxInternLen = 256
+)
+
+// intern returns string(b), the copy kept when there is one.
+func (sr *sarifReader) intern(b []byte) string {
+	if len(b) > sarifMaxInternLen {
+		return string(b)
+	}
+	if v, ok := sr.interned[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	if len(sr.interned) < sarifMaxInterned {
+		if sr.interned == nil {
+			sr.interned = make(map[string]string)
+		}
+		sr.interned[v] = v
+	}
+	return v
+}
+
 // readResult reads one result. Only the first location is looked at.
 func (sr *sarifReader) readResult() (sarifResult, error) {
 	s := sr.sc
@@ -34,7 +61,7 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 		var err error
 		switch string(key) {
 		case "ruleId":
-			res.ruleID, err = s.StringVal("", "ruleId", sarifMaxField)
+			res.ruleID, err = s.StringValOf("", "ruleId", sarifMaxField, sr.intern)
 		case "ruleIndex":
 			res.ruleIndex, _, err = s.IntVal("", "ruleIndex")
 		case "rule":
@@ -60,9 +87,9 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 				return err
 			})
 		case "kind":
-			res.kind, err = s.StringVal("", "kind", 64)
+			res.kind, err = s.StringValOf("", "kind", 64, sr.intern)
 		case "level":
-			res.level, err = s.StringVal("", "level", 64)
+			res.level, err = s.StringValOf("", "level", 64, sr.intern)
 		case "message":
 			res.msg, err = sr.readMessage("message")
 		case "locations":
@@ -70,7 +97,7 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 		case "suppressions":
 			err = sr.readSuppressions(&res)
 		case "baselineState":
-			res.baseline, err = s.StringVal("", "baselineState", 64)
+			res.baseline, err = s.StringValOf("", "baselineState", 64, sr.intern)
 		case "properties":
 			res.score, err = sr.readProperties()
 		default:
@@ -107,9 +134,9 @@ func (sr *sarifReader) readLocations(res *sarifResult) error {
 						var err error
 						switch string(k) {
 						case "uri":
-							res.uri, err = s.StringVal(sarifArtifact, ".uri", sarifMaxField)
+							res.uri, err = s.StringValOf(sarifArtifact, ".uri", sarifMaxField, sr.intern)
 						case "uriBaseId":
-							res.uriBase, err = s.StringVal(sarifArtifact, ".uriBaseId", sarifMaxField)
+							res.uriBase, err = s.StringValOf(sarifArtifact, ".uriBaseId", sarifMaxField, sr.intern)
 						default:
 							err = s.Skip(9)
 						}

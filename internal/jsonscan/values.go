@@ -155,6 +155,14 @@ func (s *Scanner) Skip(depth int) error {
 // StringVal reads a string value of at most limit bytes (longer ones are
 // cut with "…"); null reads as "".
 func (s *Scanner) StringVal(what, field string, limit int) (string, error) {
+	return s.StringValOf(what, field, limit, nil)
+}
+
+// StringValOf is StringVal that turns a string read whole into a Go
+// string with of (of(b) must equal string(b); b is valid only during the
+// call), so a caller can hand out one copy of strings that repeat. A nil
+// of is string(b).
+func (s *Scanner) StringValOf(what, field string, limit int, of func(b []byte) string) (string, error) {
 	c, err := s.Next()
 	if err != nil {
 		return "", err
@@ -167,6 +175,9 @@ func (s *Scanner) StringVal(what, field string, limit int) (string, error) {
 		}
 		if cut {
 			return Cap(string(b)+"…", limit), nil
+		}
+		if of != nil {
+			return of(b), nil
 		}
 		return string(b), nil
 	case 'n':
