@@ -231,9 +231,9 @@ func FuzzCutElems(f *testing.F) {
 	})
 }
 
-// BenchmarkCutElems cuts an array of 100 000 objects shaped like a
-// linter's SARIF results (about 270 bytes each).
-func BenchmarkCutElems(b *testing.B) {
+// benchResults is an array of 100 000 objects shaped like a linter's
+// SARIF results (about 270 bytes each).
+func benchResults() []byte {
 	var doc bytes.Buffer
 	doc.WriteByte('[')
 	for i := range 100000 {
@@ -244,12 +244,18 @@ func BenchmarkCutElems(b *testing.B) {
 			i%200, i, i%60, i%1200, 1+i%2000, 1+i%40)
 	}
 	doc.WriteByte(']')
-	b.SetBytes(int64(doc.Len()))
+	return doc.Bytes()
+}
+
+// BenchmarkCutElems cuts benchResults' objects out of the stream.
+func BenchmarkCutElems(b *testing.B) {
+	doc := benchResults()
+	b.SetBytes(int64(len(doc)))
 	b.ReportAllocs()
 	var data []byte
 	var spans []RawSpan
 	for b.Loop() {
-		s := New("b.json", bytes.NewReader(doc.Bytes()), 64<<10)
+		s := New("b.json", bytes.NewReader(doc), 64<<10)
 		if err := s.OpenArray("", "doc"); err != nil {
 			b.Fatal(err)
 		}
@@ -265,6 +271,20 @@ func BenchmarkCutElems(b *testing.B) {
 		}
 		if n != 100000 {
 			b.Fatalf("cut %d elements", n)
+		}
+	}
+}
+
+// BenchmarkSkipElems skips benchResults' objects with the stream scanner
+// (its strings, keys and numbers: the scanner's hot paths).
+func BenchmarkSkipElems(b *testing.B) {
+	doc := benchResults()
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := New("b.json", bytes.NewReader(doc), 64<<10)
+		if err := s.Skip(0); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

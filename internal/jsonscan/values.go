@@ -163,9 +163,12 @@ func (s *Scanner) StringVal(what, field string, limit int) (string, error) {
 // call), so a caller can hand out one copy of strings that repeat. A nil
 // of is string(b).
 func (s *Scanner) StringValOf(what, field string, limit int, of func(b []byte) string) (string, error) {
-	c, err := s.Next()
-	if err != nil {
-		return "", err
+	c, ok := s.peek1() // Next, with its fast path inlined
+	if !ok {
+		var err error
+		if c, err = s.nextSlow(); err != nil {
+			return "", err
+		}
 	}
 	switch c {
 	case '"':
