@@ -127,8 +127,8 @@ type sarifReader struct {
 	batch   int
 	// workers and part: see sarifOpts.
 	workers, part int
-	rewinds       int               // results arrays read on by readResultsFrom after a part
-	interned      map[string]string // see intern
+	rewinds       int      // results arrays read on by readResultsFrom after a part
+	interned      []string // see intern
 	ev            *decide.Evidence
 	seq           int // results read, for document order
 

@@ -26,31 +26,61 @@ type sarifResult struct {
 	score         sarifScore
 }
 
-// Interning: the rule ids, levels and file paths of results repeat, so
-// each reader (the scanning goroutine, each worker) keeps one copy of up
-// to sarifMaxInterned of them, up to sarifMaxInternLen bytes each, instead
-// of allocating a string per result.
+// Interning: the rule ids, kinds, levels, baseline states and file paths
+// of results repeat, so each reader (the scanning goroutine, each worker)
+// hands out one copy of them instead of allocating a string per result:
+// the words SARIF defines from constants, other strings up to
+// sarifMaxInternLen bytes from a direct-mapped cache of sarifInternSlots
+// (a miss allocates and takes the slot), so memory stays bounded.
 const (
-	sarifMaxInterned  = 4096
+	sarifInternBits   = 14
+	sarifInternSlots  = 1 << sarifInternBits
 	sarifMaxInternLen = 256
 )
 
-// intern returns string(b), the copy kept when there is one.
+// intern returns string(b), a copy handed out before when there is one.
 func (sr *sarifReader) intern(b []byte) string {
-	if len(b) > sarifMaxInternLen {
+	switch string(b) { // no allocation: the compiler compares in place
+	case "error":
+		return "error"
+	case "warning":
+		return "warning"
+	case "note":
+		return "note"
+	case "none":
+		return "none"
+	case "fail":
+		return "fail"
+	case "pass":
+		return "pass"
+	case "unchanged":
+		return "unchanged"
+	case "updated":
+		return "updated"
+	case "new":
+		return "new"
+	case "absent":
+		return "absent"
+	}
+	if len(b) == 0 || len(b) > sarifMaxInternLen {
 		return string(b)
 	}
-	if v, ok := sr.interned[string(b)]; ok {
-		return v
+	if sr.interned == nil {
+		sr.interned = make([]string, sarifInternSlots)
 	}
-	v := string(b)
-	if len(sr.interned) < sarifMaxInterned {
-		if sr.interned == nil {
-			sr.interned = make(map[string]string)
-		}
-		sr.interned[v] = v
+	// The slot: a multiplicative hash of the length and the last eight
+	// bytes (where rule ids and file names differ most).
+	var tail uint64
+	for _, c := range b[max(len(b)-8, 0):] {
+		tail = tail<<8 | uint64(c)
 	}
-	return v
+	h := (tail ^ uint64(len(b))<<56) * 0x9e3779b97f4a7c15 >> (64 - sarifInternBits)
+	slot := &sr.interned[h]
+	if *slot == string(b) {
+		return *slot
+	}
+	*slot = string(b)
+	return *slot
 }
 
 // readResult reads one result. Only the first location is looked at.
