@@ -136,12 +136,16 @@ func FuzzReadSARIFInBatches(f *testing.F) {
 	})
 }
 
-// The levels prepare takes as they are read as sarifLevel reads them.
+// The levels prepare takes as they are read as sarifLevel reads them, and
+// sarifLevelSeverity maps levels as decide.ParseSeverity does.
 func TestSARIFLevelFastPath(t *testing.T) {
 	t.Parallel()
-	for _, l := range []string{"error", "warning", "note", "none"} {
-		if lv, ok := sarifLevel(l); lv != l || !ok {
+	for _, l := range []string{"error", "warning", "note", "none", "Error", " x "} {
+		if lv, ok := sarifLevel(l); (lv != l || !ok) && l == strings.ToLower(l) && l != " x " {
 			t.Errorf("sarifLevel(%q) = %q, %v", l, lv, ok)
+		}
+		if want, _ := decide.ParseSeverity(l); sarifLevelSeverity(l) != want {
+			t.Errorf("sarifLevelSeverity(%q) = %v, ParseSeverity %v", l, sarifLevelSeverity(l), want)
 		}
 	}
 }
