@@ -1,53 +1,69 @@
 package evidence
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/gcloop/gcloop/internal/jsonscan"
 )
 
-// Reading a results array on all cores. The scanning goroutine only cuts
-// the array into parts of about sarifPart bytes of whole results
-// (jsonscan's CutElems: by braces, brackets and strings, nothing
-// validated), which workers read result by result, each with a Span
-// scanner over the result's bytes, and prepare for filing (message,
-// severity, fingerprint); the scanning goroutine then commits the prepared
-// results in document order (counts, dedupe, ranking), as readResultsFrom
-// would have filed them one at a time.
+// Reading a results array on all cores. The scanning goroutine does not
+// scan the results: it hands the array's bytes out as they are, in parts
+// of about sarifPart bytes, each ending where the next result seems to
+// start (jsonscan.ElemStart: the first result's opening bytes, such as
+// `{"ruleId"`, after `},`). Workers read each part with a Span scanner,
+// result after result from its start, and prepare them for filing
+// (message, severity, fingerprint); the scanning goroutine then commits
+// the prepared results in document order (counts, dedupe, ranking), as
+// readResultsFrom would have filed them one at a time.
 //
-// Whatever this path cannot read plainly goes to readResultsFrom, which
-// reads from that result on exactly as if it had read from the start: a
-// result that is not an object, nested deeper than CutElems follows or
-// longer than sarifMaxResult, the end of the input or a failed read before
-// a result ends, or a result a worker cannot read (invalid JSON, a value of
-// the wrong type: anything with an error, which readResultsFrom reports
-// with its own wording and offset). The results committed before it are
-// those readResultsFrom would have filed before it, and a filing error
-// among them comes first, as it does there. It is used only once the
-// run's tool was read (results held back for their rules are filed in
-// order by readResultsFrom), and the run's state the workers read (rules,
-// bases) does not change until they are done.
+// A part's results count only once the part before it was read to
+// exactly its start, so the first part (from the '[') vouches for the
+// second, and so on: a cut that only looked like a result's start (within
+// a string, within a nested array) makes the part before it stop at the
+// result it cuts in two. Wherever a part stops — that, a result a worker
+// cannot read (invalid JSON, a value of the wrong type: anything with an
+// error, which readResultsFrom reports with its own wording and offset),
+// the end of the input or a failed read, a result longer than
+// sarifMaxPart — the stream scanner is handed back the bytes from before
+// that result (jsonscan.Rewind) and readResultsFrom reads on from there
+// exactly as if it had read from the start. The results committed before
+// it are those readResultsFrom would have filed, and a filing error among
+// them comes first, as it does there. The bytes after the array's ']' go
+// back to the stream scanner the same way.
+//
+// It is used only once the run's tool was read (results held back for
+// their rules are filed in order by readResultsFrom), and the run's state
+// the workers read (rules, bases) does not change until they are done.
 
 // Sizes of the split reading.
 const (
-	// sarifPart is the bytes of results a part holds at least.
+	// sarifPart is the bytes a part holds at least, but for the last.
 	sarifPart = 128 << 10
-	// sarifMaxResult is the longest result cut out; a longer one is
-	// read by readResultsFrom.
-	sarifMaxResult = 1 << 20
+	// sarifMaxPart caps a part where no result seems to start: it ends
+	// there, and the stream scanner reads the result it cuts.
+	sarifMaxPart = 4 << 20
 )
 
 // sarifPartOf is a part of a results array: its bytes, from file offset
-// base, and its results, from index first, read and prepared by a worker.
+// base, and what a worker read of them.
 type sarifPartOf struct {
 	base  int64
-	first int
 	data  []byte
-	spans []jsonscan.RawSpan
-	items []sarifPrepItem
-	fail  int // the first result the worker could not read; len(spans) if none
+	first bool // the first part: it starts right after the '['
+	last  bool // the input ended (or failed) at its end
 	done  chan struct{}
+
+	// What the worker read: the prepared results, then how the part
+	// ended. lastEnd is where the last result read ends (in data); stopPre
+	// is where the stream scanner must read on from when it stopped (in
+	// data; -1 for the end of the part before).
+	items   []sarifPrepItem
+	ended   jsonscan.Sep // SepSpanEnd, SepClose or SepStop
+	closeAt int          // SepClose: just after the ']'
+	stopPre int          // SepStop
+	lastEnd int
 }
 
 // sarifPrepItem is a result prepared for filing, with where it ends.
@@ -60,6 +76,22 @@ type sarifPrepItem struct {
 // consumed, in parts on sr.workers goroutines.
 func (sr *sarifReader) readResultsSplit(run *sarifRun, what string) error {
 	s := sr.sc
+	first := &sarifPartOf{base: s.Off(), first: true}
+	var err error
+	first.data, err = s.ReadRaw(nil, sr.part)
+	first.last = err != nil
+	prefix, ok := jsonscan.ElemPrefix(first.data)
+	for !ok && !first.last && len(first.data) < 4096 { // a part size below a result's opening
+		first.data, err = s.ReadRaw(first.data, 256)
+		first.last = err != nil
+		prefix, ok = jsonscan.ElemPrefix(first.data)
+	}
+	if !ok {
+		// No start to look for: read it all one at a time.
+		s.Rewind([][]byte{first.data}, first.base)
+		return sr.readResultsFrom(run, what, 0)
+	}
+
 	inflight := 2*sr.workers + 1
 	work := make(chan *sarifPartOf, inflight+1)
 	var wg sync.WaitGroup
@@ -75,72 +107,120 @@ func (sr *sarifReader) readResultsSplit(run *sarifRun, what string) error {
 		close(work)
 		wg.Wait()
 	}
+
 	var queue, free []*sarifPartOf
-	next, cutFirst := 0, true // the next result to cut
+	var prev *sarifPartOf // the part committed last
+	next := 0             // the index of the next result to commit
+	p := first
 	for {
-		var p *sarifPartOf
-		if n := len(free); n > 0 {
-			p, free = free[n-1], free[:n-1]
-		} else {
-			p = &sarifPartOf{}
+		// Cut p where a result seems to start, and carry what follows
+		// over to the next part.
+		var carry *sarifPartOf
+		if !p.last {
+			carry, err = sr.cutPart(p, prefix, &free)
+			if err != nil {
+				p.last = true
+			}
 		}
-		p.base, p.first = s.Off(), next
-		var st jsonscan.CutStatus
-		p.data, p.spans, st = s.CutElems(p.data[:0], p.spans[:0], cutFirst, sr.part, sarifMaxResult)
-		next += len(p.spans)
-		cutFirst = cutFirst && len(p.spans) == 0
 		p.done = make(chan struct{})
 		work <- p
 		queue = append(queue, p)
-		for len(queue) > inflight || st != jsonscan.CutMore && len(queue) > 0 {
+		for len(queue) > inflight || carry == nil && len(queue) > 0 {
 			q := queue[0]
 			<-q.done
-			sr.keep.seen.warm(q.items[:q.fail])
-			for k := 0; k < q.fail; k++ {
+			sr.keep.seen.warm(q.items)
+			for k := range q.items {
 				it := &q.items[k]
 				if err := sr.commit(run, &it.p, it.end); err != nil {
 					stop()
-					return sarifPrefix(err, fmt.Sprintf("%s[%d]", what, q.first+k))
+					return sarifPrefix(err, fmt.Sprintf("%s[%d]", what, next+k))
 				}
 			}
-			if q.fail < len(q.spans) {
-				// Read from the result the worker could not read on.
+			next += len(q.items)
+			// The bytes from there on: the parts queued and the one
+			// being cut.
+			held := queue
+			if carry != nil {
+				held = append(held, carry)
+			}
+			switch q.ended {
+			case jsonscan.SepClose:
 				stop()
-				return sr.rewindResults(run, what, queue, q.fail)
+				s.Rewind(partBytes(held, q.closeAt), q.base+int64(q.closeAt))
+				return nil
+			case jsonscan.SepStop:
+				stop()
+				if q.stopPre < 0 { // from the end of the part before
+					q, held = prev, append([]*sarifPartOf{prev}, held...)
+					q.stopPre = q.lastEnd
+				}
+				s.Rewind(partBytes(held, q.stopPre), q.base+int64(q.stopPre))
+				return sr.readResultsFrom(run, what, next)
 			}
-			queue = queue[1:]
-			if st == jsonscan.CutMore {
-				free = append(free, q)
+			if prev != nil {
+				free = append(free, prev)
 			}
+			prev, queue = q, queue[1:]
 		}
-		switch st {
-		case jsonscan.CutEnd:
+		if carry == nil {
+			// Not reached: the last part ends with its ']' or stops
+			// (readPart never ends it at a result's start).
 			stop()
-			return nil
-		case jsonscan.CutStop:
-			// Read from the result that could not be cut on.
-			stop()
-			return sr.rewindResults(run, what, []*sarifPartOf{p}, len(p.spans))
+			return errors.New("evidence: the parts of a SARIF results array ended without an end")
+		}
+		p = carry
+	}
+}
+
+// cutPart ends p where the next result seems to start, reading on until
+// one does (up to sarifMaxPart), and returns the part that starts there
+// with the bytes after it; nil and the error when the input ended first.
+func (sr *sarifReader) cutPart(p *sarifPartOf, prefix []byte, free *[]*sarifPartOf) (*sarifPartOf, error) {
+	from := min(len(p.data), sr.part/2)
+	for {
+		if at := jsonscan.ElemStart(p.data, prefix, max(from-len(prefix), 0)); at > 0 {
+			var c *sarifPartOf
+			if n := len(*free); n > 0 {
+				c, *free = (*free)[n-1], (*free)[:n-1]
+				*c = sarifPartOf{data: c.data[:0], items: c.items[:0]}
+			} else {
+				c = &sarifPartOf{}
+			}
+			c.base = p.base + int64(at)
+			c.data = append(c.data, p.data[at:]...)
+			p.data = p.data[:at]
+			var err error
+			if need := sr.part - len(c.data); need > 0 {
+				c.data, err = sr.sc.ReadRaw(c.data, need)
+			}
+			c.last = err != nil
+			return c, nil
+		}
+		if len(p.data) >= sarifMaxPart {
+			// No start in sight: the part ends here, and the stream
+			// scanner reads the result it cuts.
+			c := &sarifPartOf{base: p.base + int64(len(p.data))}
+			var err error
+			c.data, err = sr.sc.ReadRaw(nil, sr.part)
+			c.last = err != nil
+			return c, nil
+		}
+		from = len(p.data)
+		var err error
+		if p.data, err = sr.sc.ReadRaw(p.data, sr.part); err != nil {
+			return nil, err
 		}
 	}
 }
 
-// rewindResults reads the results array from result k of queue[0] on with
-// readResultsFrom, handing back to the scanner the bytes of the parts in
-// queue from there.
-func (sr *sarifReader) rewindResults(run *sarifRun, what string, queue []*sarifPartOf, k int) error {
-	sr.rewinds++
-	q := queue[0]
-	from := 0
-	if k > 0 {
-		from = q.spans[k-1].End
-	}
-	prefix := [][]byte{q.data[from:]}
+// partBytes is the bytes of the parts in queue from offset from of the
+// first on.
+func partBytes(queue []*sarifPartOf, from int) [][]byte {
+	out := [][]byte{queue[0].data[from:]}
 	for _, p := range queue[1:] {
-		prefix = append(prefix, p.data)
+		out = append(out, p.data)
 	}
-	sr.sc.Rewind(prefix, q.base+int64(from))
-	return sr.readResultsFrom(run, what, q.first+k)
+	return out
 }
 
 // readParts reads the parts it is handed and prepares their results,
@@ -148,19 +228,50 @@ func (sr *sarifReader) rewindResults(run *sarifRun, what string, queue []*sarifP
 func (sr *sarifReader) readParts(run *sarifRun, work <-chan *sarifPartOf, h fpHasher) {
 	w := &sarifReader{name: sr.name, sc: jsonscan.Span(sr.name, nil, 0)}
 	for p := range work {
-		p.items = p.items[:0]
-		p.fail = len(p.spans)
-		for k, sp := range p.spans {
-			at := p.base + int64(sp.Start)
-			w.sc.ResetSpan(p.data[sp.Start:sp.End], at)
-			res, err := w.readResult()
-			if err != nil || w.sc.Rest() {
-				p.fail = k
-				break
-			}
-			p.items = append(p.items, sarifPrepItem{end: w.sc.Off()})
-			w.prepare(&p.items[len(p.items)-1].p, run, &res, at, &h)
-		}
+		w.readPart(run, p, &h)
 		close(p.done)
+	}
+}
+
+// readPart reads the results of a part, from its start (just after the
+// '[' for the first part, else the start of a result) to where a result
+// would start at its end, the array's ']', or where it must stop.
+func (w *sarifReader) readPart(run *sarifRun, p *sarifPartOf, h *fpHasher) {
+	s := w.sc
+	s.ResetSpan(p.data, p.base)
+	p.items, p.lastEnd = p.items[:0], 0
+	at := func() int { return len(p.data) - s.Rest() }
+	for n := 0; ; n++ {
+		pre := -1 // a part after the first starts with a result
+		if n > 0 || p.first {
+			pre = at()
+			switch sep := s.ElemSep(n == 0); sep {
+			case jsonscan.SepElem:
+			case jsonscan.SepClose:
+				p.ended, p.closeAt = sep, at()
+				return
+			case jsonscan.SepSpanEnd:
+				if !p.last {
+					p.ended = sep
+					return
+				}
+				p.ended, p.stopPre = jsonscan.SepStop, pre
+				return
+			default:
+				p.ended, p.stopPre = jsonscan.SepStop, pre
+				return
+			}
+		}
+		start := s.Off()
+		res, err := w.readResult()
+		if err != nil {
+			// The stream scanner reads it again, and reports the error
+			// — or reads it whole where the part cut it.
+			p.ended, p.stopPre = jsonscan.SepStop, pre
+			return
+		}
+		p.items = append(p.items, sarifPrepItem{end: s.Off()})
+		w.prepare(&p.items[len(p.items)-1].p, run, &res, start, h)
+		p.lastEnd = at()
 	}
 }

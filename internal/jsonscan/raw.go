@@ -5,14 +5,18 @@ import (
 	"errors"
 )
 
-// Reading the elements of a long array on several cores: CutElems copies
-// the elements out of the stream, cut by their structure alone (brackets
-// and strings, not validated); each is then read in full by a Span scanner
-// on any goroutine. An element that a Span scanner cannot read, or that
-// CutElems cannot cut, is read again by the stream scanner itself: Rewind
-// puts the bytes copied since that element back in front of its unread
-// bytes, and ArrayFrom reads on from there as Array would have. So the
-// results and errors are always those of the stream scanner.
+// Reading the elements of a long array on several cores: the stream
+// scanner hands out the array's bytes as they are (ReadRaw), cut into
+// parts at places that look like the start of an element (ElemStart);
+// each part is read by a Span scanner on any goroutine, element after
+// element, from its start. A part's start is only trusted once the part
+// before it was read to exactly there (the first part starts right after
+// the '['), so a place that only looked like an element's start costs
+// time, never a wrong result. Whatever a Span scanner cannot read is read
+// again by the stream scanner: Rewind puts the bytes handed out since
+// then back in front of its unread bytes, and ArrayFrom reads on from
+// there as Array would have. So the results and errors are always those
+// of the stream scanner.
 
 // ErrSpanEnd is the error of a Span scanner that needs a byte past its
 // span: the span must be read by the stream scanner instead.
@@ -41,211 +45,88 @@ func (s *Scanner) ResetSpan(b []byte, base int64) {
 	s.buf, s.pos, s.end, s.base = b, 0, len(b), base
 }
 
-// Rest reports whether bytes of the span are left unread.
-func (s *Scanner) Rest() bool { return s.pos < s.end }
+// Rest is the number of bytes of the span left unread.
+func (s *Scanner) Rest() int { return s.end - s.pos }
 
-// RawSpan is where one element lies in the bytes CutElems copied.
-type RawSpan struct{ Start, End int }
-
-// CutStatus says why CutElems returned.
-type CutStatus int
-
-const (
-	// CutMore: at least min bytes were copied; the array may go on.
-	CutMore CutStatus = iota
-	// CutEnd: the array's closing ']' came (it was consumed and copied).
-	CutEnd
-	// CutStop: the next element could not be cut: not an object, nested
-	// deeper than cutMaxDepth, longer than maxElem bytes, or the input
-	// ended or failed before it did. The stream scanner must read from
-	// that element on (Rewind, ArrayFrom); its bytes consumed are in dst.
-	CutStop
-)
-
-// cutMaxDepth is the nesting CutElems follows within an element.
-const cutMaxDepth = 64
-
-// CutElems consumes the next elements of an array being read — its '['
-// consumed, first true when no element came yet — appending every byte it
-// consumes to dst (verbatim: the separators and white space too) and the
-// place of each element in dst to spans, until dst has at least min bytes
-// more, the array ends or an element cannot be cut. Only objects are cut.
-// An element ends where its braces and brackets outside strings balance;
-// nothing is validated (an element that is not valid JSON is found when
-// it is read, and read again by the stream scanner). After CutMore and
-// CutEnd the bytes copied end where the last element or the ']' does;
-// after CutStop they end anywhere.
-func (s *Scanner) CutElems(dst []byte, spans []RawSpan, first bool, min, maxElem int) ([]byte, []RawSpan, CutStatus) {
-	goal := len(dst) + min
-	for {
-		// The separator: white space, ',' (but before the first element),
-		// white space, then '{' — or ']' to end the array.
-		c, ok := s.cutByte(&dst)
-		if !ok {
-			return dst, spans, CutStop
-		}
-		if c == ']' {
-			dst = append(dst, c)
-			s.pos++
-			return dst, spans, CutEnd
-		}
-		if !first {
-			if c != ',' {
-				return dst, spans, CutStop
-			}
-			dst = append(dst, c)
-			s.pos++
-			if c, ok = s.cutByte(&dst); !ok {
-				return dst, spans, CutStop
+// ReadRaw consumes up to n bytes as they are, appending them to dst. At
+// the end of the input it returns the bytes it had with io.EOF, and with
+// the error of a failed read.
+func (s *Scanner) ReadRaw(dst []byte, n int) ([]byte, error) {
+	for n > 0 {
+		if s.pos == s.end {
+			if err := s.fill(); err != nil {
+				return dst, err
 			}
 		}
-		if c != '{' {
-			return dst, spans, CutStop
-		}
-		start := len(dst)
-		var end bool
-		if dst, end = s.cutObject(dst, start+maxElem); !end {
-			return dst, spans, CutStop
-		}
-		spans = append(spans, RawSpan{start, len(dst)})
-		first = false
-		if len(dst) >= goal {
-			return dst, spans, CutMore
+		k := min(n, s.end-s.pos)
+		dst = append(dst, s.buf[s.pos:s.pos+k]...)
+		s.pos += k
+		n -= k
+	}
+	return dst, nil
+}
+
+// ElemPrefix returns the bytes an array's elements are guessed to start
+// with, from b, the bytes right after the array's '[': the first
+// element's '{' up to the end of its first key ("{\"ruleId\""), with the
+// white space between; ok is false when they are not whole in b or are
+// not plain (an escape, a control character).
+func ElemPrefix(b []byte) (prefix []byte, ok bool) {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	start := i
+	if i == len(b) || b[i] != '{' {
+		return nil, false
+	}
+	for i++; i < len(b) && isSpace(b[i]); i++ {
+	}
+	if i == len(b) || b[i] != '"' {
+		return nil, false
+	}
+	for i++; i < len(b) && i-start < 64; i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return b[start : i+1], true
+		case c == '\\' || c < 0x20:
+			return nil, false
 		}
 	}
+	return nil, false
 }
 
-// cutByte skips white space, copying it to dst, and returns the next byte
-// without consuming it; ok is false at the end of the input or a failed
-// read.
-func (s *Scanner) cutByte(dst *[]byte) (byte, bool) {
-	for {
-		for s.pos < s.end {
-			switch c := s.buf[s.pos]; c {
-			case ' ', '\t', '\n', '\r':
-				*dst = append(*dst, c)
-				s.pos++
-			default:
-				return c, true
+// ElemStart returns the first place in b from i on that looks like the
+// start of an array element after the first: prefix (from ElemPrefix),
+// with only white space, a ',', white space and a '}' before it (the end
+// of the element before). It returns -1 when there is none. A place it
+// returns may lie within a string or a nested array all the same: the
+// caller trusts it only once the bytes before it were read to there.
+func ElemStart(b, prefix []byte, i int) int {
+	for i < len(b) {
+		j := bytes.Index(b[i:], prefix)
+		if j < 0 {
+			return -1
+		}
+		j += i
+		k := j - 1
+		for k >= 0 && isSpace(b[k]) {
+			k--
+		}
+		if k >= 0 && b[k] == ',' {
+			for k--; k >= 0 && isSpace(b[k]); k-- {
+			}
+			if k >= 0 && b[k] == '}' {
+				return j
 			}
 		}
-		if s.fill() != nil {
-			return 0, false
-		}
+		i = j + 1
 	}
+	return -1
 }
 
-// cutObject consumes the object that starts at the next byte, copying it
-// to dst, until its braces and brackets balance; end is false when it
-// could not: nested deeper than cutMaxDepth, dst past limit bytes, the end
-// of the input or a failed read (the bytes consumed are in dst).
-func (s *Scanner) cutObject(dst []byte, limit int) (_ []byte, end bool) {
-	var st cutState
-	for {
-		b := s.buf[:s.end]
-		i, done := st.scan(b, s.pos)
-		dst = append(dst, b[s.pos:i]...)
-		s.pos = i
-		switch {
-		case done:
-			return dst, st.depth == 0
-		case len(dst) > limit || s.fill() != nil:
-			return dst, false
-		}
-	}
-}
-
-// cutState is where cutObject is within an object: the nesting and
-// whether in a string.
-type cutState struct {
-	depth int
-	inStr bool
-}
-
-// cutClass marks the bytes cutState.scan stops at between strings: 1 for
-// '"', 2 for '{' and '[', 3 for '}' and ']'.
-var cutClass = func() (t [256]uint8) {
-	t['"'] = 1
-	t['{'], t['['] = 2, 2
-	t['}'], t[']'] = 3, 3
-	return t
-}()
-
-// scan goes through b from i and returns where it stopped: done at the end
-// of the object (the byte after its closing brace, depth 0) or where it
-// nests deeper than cutMaxDepth (at that bracket); otherwise where the
-// bytes left cannot be decided on without more (the end of b, or an
-// escape's backslash at its last byte), and the caller refills. Where it
-// stops within a string, a byte starts there (not one escaped).
-//
-// Within a string it looks for the next quote with bytes.IndexByte (a
-// SIMD loop; a word-at-a-time loop in Go took more instructions on the
-// strings of a SARIF log) and counts the backslashes right before it: an
-// odd run escapes it. Between
-// strings, where JSON has only a few bytes (":", "},{"), it goes one byte
-// at a time.
-func (st *cutState) scan(b []byte, i int) (int, bool) {
-	depth, inStr := st.depth, st.inStr
-	for {
-		if inStr {
-			// Within a string, from the start of a byte or escape at i,
-			// to its closing quote.
-			from := i
-			j := bytes.IndexByte(b[i:], '"')
-			if j < 0 {
-				// All of b is within the string: stop at a backslash
-				// whose escaped byte is not in b.
-				n := len(b)
-				if backslashes(b, from, n)%2 == 1 {
-					n--
-				}
-				st.depth, st.inStr = depth, true
-				return n, false
-			}
-			j += i
-			i = j + 1
-			if backslashes(b, from, j)%2 == 1 {
-				continue // an escaped quote
-			}
-			inStr = false
-		}
-	between:
-		for ; i < len(b); i++ {
-			switch cutClass[b[i]] {
-			case 0:
-			case 1:
-				i++
-				inStr = true
-				break between
-			case 2:
-				if depth++; depth > cutMaxDepth {
-					st.depth = depth
-					return i, true
-				}
-			default:
-				if depth--; depth == 0 {
-					st.depth = 0
-					return i + 1, true
-				}
-			}
-		}
-		if !inStr {
-			st.depth, st.inStr = depth, false
-			return i, false
-		}
-	}
-}
-
-// backslashes counts the backslashes right before b[j], back to b[from]
-// at most.
-func backslashes(b []byte, from, j int) int {
-	n := 0
-	for j > from && b[j-1] == '\\' {
-		j--
-		n++
-	}
-	return n
-}
+// isSpace reports whether c is JSON white space.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // Rewind makes the scanner read on from file offset base, as if it had
 // not consumed the bytes from there: prefix holds them (the file's bytes
@@ -285,9 +166,9 @@ func (s *Scanner) fillPending() bool {
 	return false
 }
 
-// OpenArray consumes the '[' of an array, for ArrayFrom or CutElems. what
-// and field name the value in the error when something other than an array
-// comes.
+// OpenArray consumes the '[' of an array, for ArrayFrom or ReadRaw. what
+// and field name the value in the error when something other than an
+// array comes.
 func (s *Scanner) OpenArray(what, field string) error { return s.open(what, field, '[') }
 
 // ArrayFrom reads on an array whose '[' and first i elements were
@@ -303,4 +184,52 @@ func (s *Scanner) ArrayFrom(i int, first bool, fn func(i int) error) error {
 			return err
 		}
 	}
+}
+
+// Sep says what ElemSep found.
+type Sep int
+
+const (
+	// SepElem: another element starts next.
+	SepElem Sep = iota
+	// SepClose: the array's ']' came (consumed).
+	SepClose
+	// SepSpanEnd: after a ',' and white space the span ended: the next
+	// element starts where the next span does.
+	SepSpanEnd
+	// SepStop: anything else (the span ended elsewhere, an error the
+	// stream scanner must report): read from before it with the stream
+	// scanner.
+	SepStop
+)
+
+// ElemSep reads, as the stream scanner's Array does, what comes before an
+// array's next element: white space, a ',' unless first, white space —
+// or the closing ']'. It is for Span scanners: where it returns SepStop
+// the position is undefined.
+func (s *Scanner) ElemSep(first bool) Sep {
+	c, err := s.Next()
+	if err != nil {
+		return SepStop
+	}
+	if c == ']' {
+		s.pos++
+		return SepClose
+	}
+	if !first {
+		if c != ',' {
+			return SepStop
+		}
+		s.pos++
+		if c, err = s.Next(); err != nil {
+			if errors.Is(err, ErrSpanEnd) && s.pos == s.end {
+				return SepSpanEnd
+			}
+			return SepStop
+		}
+		if c == ']' || c == '}' || c == ',' || c == ':' {
+			return SepStop
+		}
+	}
+	return SepElem
 }

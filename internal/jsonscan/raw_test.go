@@ -34,146 +34,146 @@ func elemFn(s *Scanner, out *[][2]int64) func(int) error {
 	}
 }
 
-// cutChunk is what one CutElems call copied.
-type cutChunk struct {
-	base  int64
-	data  []byte
-	spans []RawSpan
-}
-
-// elemsCut reads doc as a reader on several cores does: the elements are
-// cut out min bytes at a time, each chunk's elements are read by Span
-// scanners one chunk late (so a rewind may span two chunks), and the
-// stream scanner reads on from the first element that could not be cut or
-// read.
-func elemsCut(doc []byte, bufSize, min, maxElem int) (_ [][2]int64, rewound bool, _ error) {
+// elemsSplit reads doc as a reader on several cores does, one part after
+// the other: the array's bytes are handed out raw, cut into parts of at
+// least part bytes where an element seems to start (ElemPrefix,
+// ElemStart), each part is read by a Span scanner from its start
+// (ElemSep, Skip), and the stream scanner reads on from the first element
+// a part could not read (Rewind, ArrayFrom), or after the ']'.
+func elemsSplit(doc []byte, bufSize, part int) (out [][2]int64, rewound bool, err error) {
 	s := New("d.json", bytes.NewReader(doc), bufSize)
 	if err := s.OpenArray("", "doc"); err != nil {
 		return nil, false, err
 	}
-	var out [][2]int64
-	var held []cutChunk // cut, not yet read
-	i, cutFirst := 0, true
-	rewind := func(k, from int) error { // from element from of held[k]
-		c := held[k]
-		pre := 0
-		if from > 0 {
-			pre = c.spans[from-1].End
-		}
-		prefix := [][]byte{c.data[pre:]}
-		for _, h := range held[k+1:] {
-			prefix = append(prefix, h.data)
-		}
-		s.Rewind(prefix, c.base+int64(pre))
+	base := s.Off()
+	data, _ := s.ReadRaw(nil, 1<<30) // small inputs: all of them
+	careful := func(from, i int) error {
+		rewound = true
+		s.Rewind([][]byte{data[from:]}, base+int64(from))
 		err := s.ArrayFrom(i, i == 0, elemFn(s, &out))
 		if err == nil {
 			err = s.EndDoc("document")
 		}
 		return err
 	}
-	for {
-		base := s.Off()
-		data, spans, st := s.CutElems(nil, nil, cutFirst, min, maxElem)
-		cutFirst = cutFirst && len(spans) == 0
-		held = append(held, cutChunk{base, data, spans})
-		// Read all held chunks but the newest, unless the cut stopped.
-		upto := len(held) - 1
-		if st != CutMore {
-			upto = len(held)
-		}
-		for k := 0; k < upto; k++ {
-			c := held[k]
-			for e, sp := range c.spans {
-				ss := Span("d.json", c.data[sp.Start:sp.End], c.base+int64(sp.Start))
-				if err := ss.Skip(1); err != nil || ss.Rest() {
-					return out, true, rewind(k, e)
-				}
-				out = append(out, [2]int64{c.base + int64(sp.Start), c.base + int64(sp.End)})
-				i++
-			}
-		}
-		switch st {
-		case CutEnd:
-			return out, false, s.EndDoc("document")
-		case CutStop:
-			last := held[len(held)-1]
-			held = held[len(held)-1:]
-			return out, true, rewind(0, len(last.spans))
-		}
-		held = held[upto:]
+	prefix, ok := ElemPrefix(data)
+	if !ok {
+		return out, true, careful(0, 0)
 	}
+	cuts := []int{0}
+	for at := part; ; {
+		j := ElemStart(data, prefix, at)
+		if j <= cuts[len(cuts)-1] {
+			break
+		}
+		cuts = append(cuts, j)
+		at = j + part
+	}
+	cuts = append(cuts, len(data))
+	i, lastEnd := 0, 0
+parts:
+	for k := 0; k+1 < len(cuts); k++ {
+		end := cuts[k+1]
+		sp := Span("d.json", data[cuts[k]:end], base+int64(cuts[k]))
+		for n := 0; ; n++ {
+			pre := -1
+			if n > 0 || k == 0 {
+				pre = end - sp.Rest()
+				switch sp.ElemSep(n == 0) {
+				case SepElem:
+				case SepClose:
+					at := end - sp.Rest()
+					s.Rewind([][]byte{data[at:]}, base+int64(at))
+					return out, rewound, s.EndDoc("document")
+				case SepSpanEnd:
+					if k+2 < len(cuts) {
+						continue parts
+					}
+					return out, true, careful(pre, i)
+				default:
+					return out, true, careful(pre, i)
+				}
+			}
+			at := sp.Off()
+			if err := sp.Skip(1); err != nil {
+				if pre < 0 {
+					pre = lastEnd
+				}
+				return out, true, careful(pre, i)
+			}
+			out = append(out, [2]int64{at, sp.Off()})
+			i++
+			lastEnd = end - sp.Rest()
+		}
+	}
+	return out, true, fmt.Errorf("the parts ended without an end")
 }
 
-// checkCutAlike fails when reading doc's elements through CutElems differs
-// from reading them with the stream scanner, in where the elements lie or
-// in the error.
-func checkCutAlike(t *testing.T, doc []byte) {
+// checkSplitAlike fails when reading doc's elements in parts differs from
+// reading them with the stream scanner, in where the elements lie or in
+// the error; plain says doc is an array read in parts throughout (no
+// element goes back to the stream scanner when parts are small).
+func checkSplitAlike(t *testing.T, doc []byte, plain bool) {
 	t.Helper()
 	for _, bufSize := range []int{16, 17, 64, 4096} {
 		want, wantErr := elemsCareful(doc, bufSize)
-		for _, min := range []int{1, 7, 100} {
-			for _, maxElem := range []int{8, 1 << 20} {
-				got, rewound, err := elemsCut(doc, bufSize, min, maxElem)
-				// A valid array of objects nested no deeper than
-				// CutElems follows is read without the stream scanner.
-				if rewound && wantErr == nil && maxElem > len(doc) && bytes.Count(doc, []byte("{"))+bytes.Count(doc, []byte("["))-1 <= cutMaxDepth && allObjects(want, doc) {
-					t.Fatalf("buffer %d, min %d: a valid array was read again by the stream scanner", bufSize, min)
-				}
-				if fmt.Sprint(err) != fmt.Sprint(wantErr) {
-					t.Fatalf("buffer %d, min %d, max %d: error\n%v\nwant\n%v", bufSize, min, maxElem, err, wantErr)
-				}
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Fatalf("buffer %d, min %d, max %d: elements\n%v\nwant\n%v", bufSize, min, maxElem, got, want)
-				}
+		for _, part := range []int{1, 7, 100, 1 << 20} {
+			got, rewound, err := elemsSplit(doc, bufSize, part)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("buffer %d, part %d: error\n%v\nwant\n%v", bufSize, part, err, wantErr)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("buffer %d, part %d: elements\n%v\nwant\n%v", bufSize, part, got, want)
+			}
+			if plain && rewound {
+				t.Fatalf("buffer %d, part %d: a plain array was read again by the stream scanner", bufSize, part)
 			}
 		}
 	}
 }
 
-// allObjects reports whether every element is an object.
-func allObjects(elems [][2]int64, doc []byte) bool {
-	for _, e := range elems {
-		if doc[e[0]] != '{' {
-			return false
-		}
-	}
-	return true
+var splitCases = []struct {
+	doc   string
+	plain bool
+}{
+	{`[]`, false},
+	{` [ ] `, false},
+	{`[{}]`, false},
+	{`[{"a":1},{"a":[1,2,{"c":"]}"}]}, {"a":"\"},{\"a\":\\"} ,{"a":"\u00e9\ud83d\ude00 é"}]`, true},
+	{"[\n  {\"a\": \"x\"},\n  {\"a\": \"y\"}\n]\n", true},
+	{`[{"a":"` + strings.Repeat("x", 200) + `"},{"a":"` + strings.Repeat(`\\`, 40) + `"}]`, true},
+	{`[{"a":1},{"a":2},{"b":3},{"a":4}]`, true},
+	{`[{"a":[{"a":1},{"a":2}]},{"a":3}]`, false},
+	{`[{"a":"x},{\"a\":1"},{"a":3}]`, false},
+	{`[{"a":1},2]`, false},
+	{`[{"a":1},]`, false},
+	{`[{"a":1},,{"a":2}]`, false},
+	{`[{"a":1} {"a":2}]`, false},
+	{`[{"a":1}}`, false},
+	{`[{"a":"b}]`, false},
+	{`[{"a":"b\`, false},
+	{`[{"a":1},`, false},
+	{`[{"a":1}, `, false},
+	{`[{"a":1}`, false},
+	{`[{"a":`, false},
+	{"[{\"a\":\"b\x01\"},{\"a\":2}]", false},
+	{`[{"a":1]},{"a":2}]`, false},
+	{`[{"a" 1},{"a":2}]`, false},
+	{`[{"a":1},{"a":tru}]`, false},
+	{`[{"a":1},{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `},{"a":2}]`, false},
+	{`[{"a":1},{"a":1` + strings.Repeat("0", 1100) + `},{"a":2}]`, false},
+	{`[{"a":1},{"a":2}] x`, false},
+	{`[{"a":1},{"a":2}],{"a":3}`, false},
+	{`{"a":1}`, false},
+	{`[{"a":"\x"},{"a":2}]`, false},
+	{`[{"a":"\ud800"},{"a":"\uDC00\u12"}]`, false},
+	{`[{"a\"b":1},{"a\"b":2}]`, false},
 }
 
-var cutCases = []string{
-	`[]`,
-	` [ ] `,
-	`[{}]`,
-	`[{"a":1},{"b":[1,2,{"c":"]}"}]}, {"d":"\"}\\"} ,{"e":"\u00e9\ud83d\ude00 é"}]`,
-	"[\n  {\"a\": \"x\"},\n  {\"a\": \"y\"}\n]\n",
-	`[{"a":"` + strings.Repeat("x", 200) + `"},{"b":"` + strings.Repeat(`\\`, 40) + `"}]`,
-	`[{"a":1},2]`,
-	`[{"a":1},]`,
-	`[{"a":1},,{}]`,
-	`[{"a":1} {"b":2}]`,
-	`[{"a":1}}`,
-	`[{"a":"b}]`,
-	`[{"a":"b\`,
-	`[{"a":1},`,
-	`[{"a":1}`,
-	`[{"a":`,
-	"[{\"a\":\"b\x01\"},{}]",
-	`[{"a":1]},{}]`,
-	`[{"a" 1},{}]`,
-	`[{"a":1},{"b":tru}]`,
-	`[{"a":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `},{}]`,
-	`[{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `},{}]`,
-	`[{"a":1` + strings.Repeat("0", 1100) + `},{}]`,
-	`[{"a":1},{}] x`,
-	`{"a":1}`,
-	`[{"a":"\x"},{}]`,
-	`[{"a":"\ud800"},{"b":"\uDC00\u12"}]`,
-}
-
-func TestCutElemsReadsAsTheStreamScanner(t *testing.T) {
+func TestReadInPartsAsTheStreamScanner(t *testing.T) {
 	t.Parallel()
-	for _, c := range cutCases {
-		checkCutAlike(t, []byte(c))
+	for _, c := range splitCases {
+		checkSplitAlike(t, []byte(c.doc), c.plain)
 	}
 }
 
@@ -195,9 +195,8 @@ func TestRewindKeepsReadErrors(t *testing.T) {
 		gerr := s.OpenArray("", "doc")
 		if gerr == nil {
 			base := s.Off()
-			data, spans, _ := s.CutElems(nil, nil, true, 1<<20, 1<<20)
-			s.Rewind([][]byte{data}, base)
-			_ = spans
+			data, _ := s.ReadRaw(nil, 1<<20)
+			s.Rewind([][]byte{data[:len(data)/2], data[len(data)/2:]}, base)
 			gerr = s.ArrayFrom(0, true, elemFn(s, &got))
 		}
 		if fmt.Sprint(gerr) != fmt.Sprint(err) || fmt.Sprint(got) != fmt.Sprint(want) {
@@ -218,16 +217,16 @@ func (f *failAfter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// FuzzCutElems: reading an array's elements cut by CutElems, read by Span
-// scanners and read again by the stream scanner from the first that could
-// not be, finds the elements and the error that the stream scanner alone
-// does.
-func FuzzCutElems(f *testing.F) {
-	for _, c := range cutCases {
-		f.Add([]byte(c))
+// FuzzReadInParts: reading an array's elements in parts, each read by a
+// Span scanner and read again by the stream scanner from the first element
+// a part could not read, finds the elements and the error that the stream
+// scanner alone does.
+func FuzzReadInParts(f *testing.F) {
+	for _, c := range splitCases {
+		f.Add([]byte(c.doc))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		checkCutAlike(t, doc)
+		checkSplitAlike(t, doc, false)
 	})
 }
 
@@ -245,34 +244,6 @@ func benchResults() []byte {
 	}
 	doc.WriteByte(']')
 	return doc.Bytes()
-}
-
-// BenchmarkCutElems cuts benchResults' objects out of the stream.
-func BenchmarkCutElems(b *testing.B) {
-	doc := benchResults()
-	b.SetBytes(int64(len(doc)))
-	b.ReportAllocs()
-	var data []byte
-	var spans []RawSpan
-	for b.Loop() {
-		s := New("b.json", bytes.NewReader(doc), 64<<10)
-		if err := s.OpenArray("", "doc"); err != nil {
-			b.Fatal(err)
-		}
-		n, first := 0, true
-		for {
-			var st CutStatus
-			data, spans, st = s.CutElems(data[:0], spans[:0], first, 128<<10, 1<<20)
-			n += len(spans)
-			first = false
-			if st != CutMore {
-				break
-			}
-		}
-		if n != 100000 {
-			b.Fatalf("cut %d elements", n)
-		}
-	}
 }
 
 // BenchmarkSkipElems skips benchResults' objects with the stream scanner
