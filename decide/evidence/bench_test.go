@@ -411,6 +411,17 @@ func benchmarkReadSARIFMode(b *testing.B, path string, size int64, o *sarifOpts)
 // split reading).
 func BenchmarkReadSARIFCompact(b *testing.B) {
 	path, size := compactSARIFFile(b, 100000)
+	benchmarkReadSARIFModes(b, path, size)
+}
+
+// BenchmarkReadSARIFVerbose is BenchmarkReadSARIFCompact on a scanner's
+// log of 100 000 results (writeBenchSARIF, 70 MB).
+func BenchmarkReadSARIFVerbose(b *testing.B) {
+	path, size := benchSARIFFile(b, 100000)
+	benchmarkReadSARIFModes(b, path, size)
+}
+
+func benchmarkReadSARIFModes(b *testing.B, path string, size int64) {
 	b.Run("default", func(b *testing.B) { benchmarkReadSARIFMode(b, path, size, nil) })
 	b.Run("serial", func(b *testing.B) { benchmarkReadSARIFMode(b, path, size, &sarifOpts{batch: sarifBatch}) })
 	b.Run("split", func(b *testing.B) {
