@@ -44,6 +44,9 @@ const (
 	// sarifMaxPart caps a part where no result seems to start: it ends
 	// there, and the stream scanner reads the result it cuts.
 	sarifMaxPart = 4 << 20
+	// sarifLookBack is how far before a part's end its cut is looked for
+	// first.
+	sarifLookBack = 4 << 10
 )
 
 // sarifPartOf is a part of a results array: its bytes, from file offset
@@ -176,7 +179,9 @@ func (sr *sarifReader) readResultsSplit(run *sarifRun, what string) error {
 // one does (up to sarifMaxPart), and returns the part that starts there
 // with the bytes after it; nil and the error when the input ended first.
 func (sr *sarifReader) cutPart(p *sarifPartOf, prefix []byte, free *[]*sarifPartOf) (*sarifPartOf, error) {
-	from := min(len(p.data), sr.part/2)
+	// Look near the end first, so that little is carried over to the
+	// next part (a result of a linter is a few hundred bytes).
+	from := max(len(p.data)-sarifLookBack, min(len(p.data), sr.part/2))
 	for {
 		if at := jsonscan.ElemStart(p.data, prefix, max(from-len(prefix), 0)); at > 0 {
 			var c *sarifPartOf
