@@ -9,7 +9,15 @@ import (
 // gives.
 func TestAppendDedupeKeyIsDedupeKey(t *testing.T) {
 	t.Parallel()
-	msgs := []string{"", "Plain", "  Lead and trail  ", "Tabs\tand\nnew\r\nlines\v\f", "End with punct.:;!, ", ".,", "UPPER lower 123", "Crème brûlée ÉTÉ", "a\u00a0b\u0085c", "İstanbul"}
+	msgs := []string{"", "Plain", "  Lead and trail  ", "Tabs\tand\nnew\r\nlines\v\f", "End with punct.:;!, ", ".,", "UPPER lower 123", "Crème brûlée ÉTÉ", "a\u00a0b\u0085c", "İstanbul",
+		// Eight bytes at a time: whole words, white space and control
+		// characters at each place of a word, the bytes around 'A'..'Z',
+		// a byte of 0x80 or above in a later word.
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ@[`{ abcdefghijklmnopqrstuvwxyz", "@@@@@@@@[[[[[[[[````````{{{{{{{{ZZZZZZZZAAAAAAAA",
+		"12345678 2345678  345678\t\t45678\n\n\n5678 \v \f678     78      8       ", "x\x00y\x01z\x1fw\x7fABCDEFGH\x20\x21IJKLMNOP",
+		"        LEADING EIGHT SPACES        then MORE....", "Value 123 of PARAMETER is never used after the assignment in this function.",
+		"An ASCII start of sixteen bytes, then é", "sixteen bytes!!!É", "END WITH EIGHT!!,,;;::", "        ",
+	}
 	for i, m := range msgs {
 		f := Finding{File: "a.go", Line: 42, Severity: High, Rule: []string{"", "G101", "security"}[i%3], RuleIsID: i%2 == 0, Message: m}
 		rule := ""
@@ -64,5 +72,15 @@ func TestDedupeKeySameFindingOnly(t *testing.T) {
 				t.Errorf("same key = %v, want %v (%q vs %q)", same, tt.same, DedupeKey(f), DedupeKey(base))
 			}
 		})
+	}
+}
+
+// BenchmarkAppendDedupeKey builds the key of a linter's typical finding.
+func BenchmarkAppendDedupeKey(b *testing.B) {
+	f := Finding{File: "internal/pkg07/file0427.go", Line: 1234, Severity: Medium, Rule: "L042", RuleIsID: true,
+		Message: "value 12345 of parameter is never used after the assignment in this function"}
+	var dst []byte
+	for b.Loop() {
+		dst = AppendDedupeKey(dst[:0], f)
 	}
 }

@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -78,17 +79,83 @@ func AppendDedupeKey(dst []byte, f Finding) []byte {
 		dst = append(dst, f.Rule...)
 	}
 	dst = append(dst, 0)
-	if !isASCII(f.Message) {
-		return append(dst, normalizeMessage(f.Message, false)...)
+	start := len(dst)
+	dst, ok := appendNormalASCII(dst, f.Message)
+	if !ok {
+		return append(dst[:start], normalizeMessage(f.Message, false)...)
 	}
-	// normalizeMessage(f.Message, false) for ASCII, byte by byte.
+	for len(dst) > start && strings.IndexByte(".:;!, ", dst[len(dst)-1]) >= 0 {
+		dst = dst[:len(dst)-1]
+	}
+	return dst
+}
+
+// SWAR constants of appendNormalASCII.
+const (
+	asciiHighs = 0x8080808080808080
+	asciiBytes = 0x0101010101010101
+	asciiLow7  = 0x7f7f7f7f7f7f7f7f
+)
+
+// appendNormalASCII appends normalizeMessage(s, false) for an ASCII s,
+// but for dropping trailing punctuation: lower-cased, white space
+// collapsed to one space and dropped at the ends. ok is false when s has
+// a byte of 0x80 or above (dst then holds anything past its length
+// before).
+//
+// Eight bytes at a time: a word with no byte below 0x20 and none of 0x80
+// or above, whose spaces are single (not two in a row, nor one after a
+// space pending before it) and that does not start the message with a
+// space, reads as itself lower-cased — 0x20 added to each byte from 'A'
+// to 'Z', which no carry crosses since every byte is below 0x80 — and is
+// appended whole; a space it ends with is held back as pending, as the
+// byte loop holds one. Any other word is read byte by byte.
+func appendNormalASCII(dst []byte, s string) (_ []byte, ok bool) {
 	start, space := len(dst), false
-	for i := 0; i < len(f.Message); i++ {
-		c := f.Message[i]
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8] // one bounds check, and the eight loads become one
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if x&asciiHighs != 0 {
+			return dst, false
+		}
+		// A byte below 0x20 borrows; the lowest such byte is always
+		// flagged (borrows only run upwards), so no flag means none.
+		z := x ^ 0x20*asciiBytes
+		sp := ^((z&asciiLow7 + asciiLow7) | z | asciiLow7) // 0x80 in each space, exactly
+		if (x-0x20*asciiBytes)&asciiHighs == 0 && sp&(sp<<8) == 0 && (sp&0x80 == 0 || !space && len(dst) > start) {
+			upper := (x + (0x80-'A')*asciiBytes) &^ (x + (0x7f-'Z')*asciiBytes) & asciiHighs
+			x |= upper >> 2 // 0x20 in each upper-case letter
+			if space {
+				dst = append(dst, ' ')
+			}
+			dst = binary.LittleEndian.AppendUint64(dst, x)
+			if space = x>>56 == ' '; space {
+				dst = dst[:len(dst)-1]
+			}
+			continue
+		}
+		if dst, space, ok = appendNormalBytes(dst, s[i:i+8], start, space); !ok {
+			return dst, false
+		}
+	}
+	dst, _, ok = appendNormalBytes(dst, s[i:], start, space)
+	return dst, ok
+}
+
+// appendNormalBytes is appendNormalASCII byte by byte, with the state
+// (start of the message in dst, a space pending) carried between calls.
+func appendNormalBytes(dst []byte, s string, start int, space bool) (_ []byte, _ bool, ok bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch c {
 		case ' ', '\t', '\n', '\v', '\f', '\r':
 			space = len(dst) > start
 			continue
+		}
+		if c >= 0x80 {
+			return dst, space, false
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
@@ -99,19 +166,7 @@ func AppendDedupeKey(dst []byte, f Finding) []byte {
 		}
 		dst = append(dst, c)
 	}
-	for len(dst) > start && strings.IndexByte(".:;!, ", dst[len(dst)-1]) >= 0 {
-		dst = dst[:len(dst)-1]
-	}
-	return dst
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
+	return dst, space, true
 }
 
 // normalizeMessage lower-cases a message, collapses white space and drops

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gcloop/gcloop/decide"
 )
 
 // writeBenchSARIF writes a realistic SARIF log of n results to w: a scanner
@@ -349,4 +351,80 @@ func BenchmarkDecoderTokenWalk100k(b *testing.B) {
 		}
 		f.Close()
 	}
+}
+
+// compactSARIFFile writes a compact log of n results to a temporary file.
+func compactSARIFFile(tb testing.TB, n int) (path string, size int64) {
+	tb.Helper()
+	path = filepath.Join(tb.TempDir(), fmt.Sprintf("compact-%d.sarif", n))
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := writeCompactSARIF(f, n); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return path, st.Size()
+}
+
+// benchmarkReadSARIFMode reads the log at path with ReadSARIF (o nil) or
+// with the options o.
+func benchmarkReadSARIFMode(b *testing.B, path string, size int64, o *sarifOpts) {
+	b.SetBytes(size)
+	b.ReportAllocs()
+	cpu0 := benchCPUTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ev *decide.Evidence
+		if o != nil {
+			ev, err = readSARIF("bench.sarif", f, *o)
+		} else {
+			ev, err = ReadSARIF("bench.sarif", f)
+		}
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ev.Findings) == 0 {
+			b.Fatal("no findings")
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(benchCPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkReadSARIFCompact reads a log of 100 000 compact results (the
+// shape of BenchmarkCompareJQ's compact log) as ReadSARIF does, all on
+// one goroutine (serial), and in parts on two workers whatever GOMAXPROCS
+// is (split: under cachegrind, with GOMAXPROCS=1, the instructions of the
+// split reading).
+func BenchmarkReadSARIFCompact(b *testing.B) {
+	path, size := compactSARIFFile(b, 100000)
+	benchmarkReadSARIFModes(b, path, size)
+}
+
+// BenchmarkReadSARIFVerbose is BenchmarkReadSARIFCompact on a scanner's
+// log of 100 000 results (writeBenchSARIF, 70 MB).
+func BenchmarkReadSARIFVerbose(b *testing.B) {
+	path, size := benchSARIFFile(b, 100000)
+	benchmarkReadSARIFModes(b, path, size)
+}
+
+func benchmarkReadSARIFModes(b *testing.B, path string, size int64) {
+	b.Run("default", func(b *testing.B) { benchmarkReadSARIFMode(b, path, size, nil) })
+	b.Run("serial", func(b *testing.B) { benchmarkReadSARIFMode(b, path, size, &sarifOpts{batch: sarifBatch}) })
+	b.Run("split", func(b *testing.B) {
+		benchmarkReadSARIFMode(b, path, size, &sarifOpts{overlap: true, batch: sarifBatch, workers: 2, part: sarifPart})
+	})
 }

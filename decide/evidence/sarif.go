@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
@@ -65,25 +66,54 @@ const (
 // tool is a type checker (or the rule is "typecheck") and as LintErrors
 // otherwise.
 func ReadSARIF(name string, r io.Reader) (*decide.Evidence, error) {
-	return readSARIF(name, r, sarifOverlap(), sarifBatch)
+	return readSARIF(name, r, sarifDefaultOpts())
 }
 
-// readSARIF is ReadSARIF with results filed on a goroutine of their own
-// or not (overlap), in batches of batch results.
-func readSARIF(name string, r io.Reader, overlap bool, batch int) (*decide.Evidence, error) {
-	sr := &sarifReader{
+// sarifOpts says how results are read and filed.
+type sarifOpts struct {
+	// overlap files results on a goroutine of their own, in batches of
+	// batch results.
+	overlap bool
+	batch   int
+	// workers, when above 1, reads results in parts of about part bytes
+	// on that many goroutines (sarif_split.go).
+	workers int
+	part    int
+}
+
+// sarifDefaultOpts are ReadSARIF's: results read in parts on all cores,
+// when there are several.
+func sarifDefaultOpts() sarifOpts {
+	n := runtime.GOMAXPROCS(0)
+	o := sarifOpts{overlap: n > 1, batch: sarifBatch, part: sarifPart}
+	if n > 1 {
+		o.workers = n
+	}
+	return o
+}
+
+// readSARIF is ReadSARIF with the given options.
+func readSARIF(name string, r io.Reader, o sarifOpts) (*decide.Evidence, error) {
+	sr := newSARIFReader(name, r, o)
+	if err := sr.readLog(); err != nil {
+		return nil, err
+	}
+	return sr.finish(), nil
+}
+
+// newSARIFReader returns the reader of one ReadSARIF call.
+func newSARIFReader(name string, r io.Reader, o sarifOpts) *sarifReader {
+	return &sarifReader{
 		name: name,
 		sc:   jsonscan.New(name, r, sarifBufSize),
 		keep: keeper{},
 		ev:   &decide.Evidence{Sources: []string{name}, Analysis: true},
 
-		overlap: overlap,
-		batch:   batch,
+		overlap: o.overlap,
+		batch:   o.batch,
+		workers: o.workers,
+		part:    o.part,
 	}
-	if err := sr.readLog(); err != nil {
-		return nil, err
-	}
-	return sr.finish(), nil
 }
 
 // sarifReader holds the state of one ReadSARIF call.
@@ -95,8 +125,12 @@ type sarifReader struct {
 	// in batches of batch results.
 	overlap bool
 	batch   int
-	ev      *decide.Evidence
-	seq     int // results read, for document order
+	// workers and part: see sarifOpts.
+	workers, part int
+	rewinds       int      // results arrays read on by readResultsFrom after a part
+	interned      []string // see intern
+	ev            *decide.Evidence
+	seq           int // results read, for document order
 
 	sawVersion bool
 	sawRuns    bool

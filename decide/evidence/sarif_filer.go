@@ -3,7 +3,6 @@ package evidence
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 )
 
@@ -127,8 +126,21 @@ func (sr *sarifReader) readResults(run *sarifRun, what string) error {
 	if null, err := s.Null(); null || err != nil {
 		return err
 	}
+	if err := s.OpenArray(what, ""); err != nil {
+		return err
+	}
+	if sr.workers > 1 && run.toolSeen {
+		return sr.readResultsSplit(run, what)
+	}
+	return sr.readResultsFrom(run, what, 0)
+}
+
+// readResultsFrom reads and files the results of an array from result i
+// on (its '[' and the results before i consumed and filed), one at a time.
+func (sr *sarifReader) readResultsFrom(run *sarifRun, what string, i int) error {
+	s := sr.sc
 	f := &sarifFiler{sr: sr, run: run, what: what, batch: make([]sarifItem, 0, sr.batch)}
-	err := s.Array(what, "", func(i int) error {
+	err := s.ArrayFrom(i, i == 0, func(i int) error {
 		at := s.Off()
 		res, err := sr.readResult()
 		if err != nil {
@@ -141,6 +153,3 @@ func (sr *sarifReader) readResults(run *sarifRun, what string) error {
 	}
 	return f.finish(err)
 }
-
-// sarifOverlap says whether results are filed on a goroutine of their own.
-func sarifOverlap() bool { return runtime.GOMAXPROCS(0) > 1 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // sarifResult is what the reader takes from one result.
@@ -25,6 +26,63 @@ type sarifResult struct {
 	score         sarifScore
 }
 
+// Interning: the rule ids, kinds, levels, baseline states and file paths
+// of results repeat, so each reader (the scanning goroutine, each worker)
+// hands out one copy of them instead of allocating a string per result:
+// the words SARIF defines from constants, other strings up to
+// sarifMaxInternLen bytes from a direct-mapped cache of sarifInternSlots
+// (a miss allocates and takes the slot), so memory stays bounded.
+const (
+	sarifInternBits   = 14
+	sarifInternSlots  = 1 << sarifInternBits
+	sarifMaxInternLen = 256
+)
+
+// intern returns string(b), a copy handed out before when there is one.
+func (sr *sarifReader) intern(b []byte) string {
+	switch string(b) { // no allocation: the compiler compares in place
+	case "error":
+		return "error"
+	case "warning":
+		return "warning"
+	case "note":
+		return "note"
+	case "none":
+		return "none"
+	case "fail":
+		return "fail"
+	case "pass":
+		return "pass"
+	case "unchanged":
+		return "unchanged"
+	case "updated":
+		return "updated"
+	case "new":
+		return "new"
+	case "absent":
+		return "absent"
+	}
+	if len(b) == 0 || len(b) > sarifMaxInternLen {
+		return string(b)
+	}
+	if sr.interned == nil {
+		sr.interned = make([]string, sarifInternSlots)
+	}
+	// The slot: a multiplicative hash of the length and the last eight
+	// bytes (where rule ids and file names differ most).
+	var tail uint64
+	for _, c := range b[max(len(b)-8, 0):] {
+		tail = tail<<8 | uint64(c)
+	}
+	h := (tail ^ uint64(len(b))<<56) * 0x9e3779b97f4a7c15 >> (64 - sarifInternBits)
+	slot := &sr.interned[h]
+	if *slot == string(b) {
+		return *slot
+	}
+	*slot = string(b)
+	return *slot
+}
+
 // readResult reads one result. Only the first location is looked at.
 func (sr *sarifReader) readResult() (sarifResult, error) {
 	s := sr.sc
@@ -33,7 +91,7 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 		var err error
 		switch string(key) {
 		case "ruleId":
-			res.ruleID, err = s.StringVal("", "ruleId", sarifMaxField)
+			res.ruleID, err = s.StringValOf("", "ruleId", sarifMaxField, sr.intern)
 		case "ruleIndex":
 			res.ruleIndex, _, err = s.IntVal("", "ruleIndex")
 		case "rule":
@@ -59,9 +117,9 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 				return err
 			})
 		case "kind":
-			res.kind, err = s.StringVal("", "kind", 64)
+			res.kind, err = s.StringValOf("", "kind", 64, sr.intern)
 		case "level":
-			res.level, err = s.StringVal("", "level", 64)
+			res.level, err = s.StringValOf("", "level", 64, sr.intern)
 		case "message":
 			res.msg, err = sr.readMessage("message")
 		case "locations":
@@ -69,7 +127,7 @@ func (sr *sarifReader) readResult() (sarifResult, error) {
 		case "suppressions":
 			err = sr.readSuppressions(&res)
 		case "baselineState":
-			res.baseline, err = s.StringVal("", "baselineState", 64)
+			res.baseline, err = s.StringValOf("", "baselineState", 64, sr.intern)
 		case "properties":
 			res.score, err = sr.readProperties()
 		default:
@@ -106,9 +164,9 @@ func (sr *sarifReader) readLocations(res *sarifResult) error {
 						var err error
 						switch string(k) {
 						case "uri":
-							res.uri, err = s.StringVal(sarifArtifact, ".uri", sarifMaxField)
+							res.uri, err = s.StringValOf(sarifArtifact, ".uri", sarifMaxField, sr.intern)
 						case "uriBaseId":
-							res.uriBase, err = s.StringVal(sarifArtifact, ".uriBaseId", sarifMaxField)
+							res.uriBase, err = s.StringValOf(sarifArtifact, ".uriBaseId", sarifMaxField, sr.intern)
 						default:
 							err = s.Skip(9)
 						}
@@ -159,31 +217,71 @@ func (sr *sarifReader) readSuppressions(res *sarifResult) error {
 
 // addResult files one result, read from off to end.
 func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off, end int64) error {
-	kind := strings.ToLower(strings.TrimSpace(res.kind))
-	if kind != "" && kind != "fail" {
-		sr.notFail++ // pass, notApplicable, informational, review, open
-		return nil
+	var p sarifPrepared
+	sr.prepare(&p, run, res, off, nil)
+	return sr.commit(run, &p, end)
+}
+
+// sarifSkip says why a result is ignored.
+type sarifSkip uint8
+
+const (
+	sarifKept       sarifSkip = iota
+	sarifNotFail              // a kind other than fail
+	sarifAbsent               // baselineState absent
+	sarifSuppressed           // a suppression
+)
+
+// sarifPrepared is a result made ready for filing: all that does not
+// depend on the results before it. prepare makes it, on any goroutine;
+// commit files it, in document order.
+type sarifPrepared struct {
+	skip     sarifSkip
+	err      error // an unknown level
+	badScore bool  // a security-severity that is not a number
+	unknown  bool  // its rule is not listed
+	held     bool  // read before the tool: held back (msg kept)
+	isErr    bool  // effective level error
+	hasFP    bool  // fp is its fingerprint
+	key      sarifGroupKey
+	f        decide.Finding
+	msg      sarifMessage
+	fp       [2]uint64
+}
+
+// prepare makes res, read from off, ready for filing. It only reads sr's
+// name and the run (whose rules and bases do not change while results are
+// read), so any goroutine may call it. h, when not nil, computes the
+// fingerprint for the dedupe.
+func (sr *sarifReader) prepare(p *sarifPrepared, run *sarifRun, res *sarifResult, off int64, h *fpHasher) {
+	if kind := res.kind; kind != "" && kind != "fail" && sarifNotFailKind(kind) {
+		p.skip = sarifNotFail // pass, notApplicable, informational, review, open
+		return
 	}
 	if strings.EqualFold(res.baseline, "absent") {
-		sr.absent++
-		return nil
+		p.skip = sarifAbsent
+		return
 	}
 	if res.suppressed {
-		sr.suppressed++
-		return nil
+		p.skip = sarifSuppressed
+		return
 	}
 	level := ""
 	if res.level != "" {
-		lv, ok := sarifLevel(res.level)
+		lv, ok := res.level, true
+		switch lv {
+		case "error", "warning", "note", "none": // as sarifLevel reads them
+		default:
+			lv, ok = sarifLevel(lv)
+		}
 		if !ok {
-			return sr.sc.Errorf(off, "unknown level %q (want error, warning, note or none)", res.level)
+			p.err = parse.OffsetError(sr.name, off, "unknown level %q (want error, warning, note or none)", res.level)
+			return
 		}
 		level = lv
 	}
 	own, ok := res.score.severity()
-	if !ok && res.score.bad != "" {
-		sr.badScores++
-	}
+	p.badScore = !ok && res.score.bad != ""
 	ref := sarifRuleRef{comp: -1, index: res.ruleIndex, id: res.ruleID}
 	if ref.id == "" {
 		ref.id = res.ruleRefID
@@ -197,29 +295,73 @@ func (sr *sarifReader) addResult(run *sarifRun, res *sarifResult, off, end int64
 	if ref.index < -1 {
 		ref.index = -1
 	}
-	f := decide.Finding{Rule: ref.id, RuleIsID: ref.id != "", Source: sr.name}
-	f.File = sarifPath(res.uri, res.uriBase, run.bases)
+	p.f = decide.Finding{Rule: ref.id, RuleIsID: ref.id != "", Source: sr.name}
+	p.f.File = sarifPath(res.uri, res.uriBase, run.bases)
 	if res.line > 0 {
-		f.Line = res.line
+		p.f.Line = res.line
+	}
+	p.key = sarifGroupKey{ref: ref, level: level, score: own}
+	if !run.toolSeen {
+		p.held, p.msg = true, res.msg
+		return
+	}
+	missing := 0
+	rule := run.lookup(ref, &missing)
+	p.unknown = missing > 0
+	p.f.Severity, p.isErr = sarifResolve(p.key, rule)
+	sarifFillMessage(&p.f, res.msg, ref.comp, rule, run)
+	if h != nil {
+		p.fp, p.hasFP = h.sum(p.f), true
+	}
+}
+
+// sarifNotFailKind reports whether a result's kind, other than "" and
+// "fail", is one other than fail once trimmed and lower-cased.
+func sarifNotFailKind(kind string) bool {
+	kind = strings.ToLower(strings.TrimSpace(kind))
+	return kind != "" && kind != "fail"
+}
+
+// commit files a prepared result, read up to end: the counts, the dedupe
+// and the ranking, which depend on the results before it.
+func (sr *sarifReader) commit(run *sarifRun, p *sarifPrepared, end int64) error {
+	switch p.skip {
+	case sarifNotFail:
+		sr.notFail++
+		return nil
+	case sarifAbsent:
+		sr.absent++
+		return nil
+	case sarifSuppressed:
+		sr.suppressed++
+		return nil
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if p.badScore {
+		sr.badScores++
 	}
 	sr.seq++
-	key := sarifGroupKey{ref: ref, level: level, score: own}
-	if !run.toolSeen {
-		return sr.holdBack(run, key, f, res.msg, end)
+	if p.held {
+		return sr.holdBack(run, p.key, p.f, p.msg, end)
 	}
-	rule := run.lookup(ref, &sr.unknownRef)
-	sev, isErr := sarifResolve(key, rule)
-	f.Severity = sev
-	sarifFillMessage(&f, res.msg, ref.comp, rule, run)
-	sr.countError(run, ref.id, isErr, 1) // every error-level result, repeats too
-	if sr.keep.duplicate(f) {
+	if p.unknown {
+		sr.unknownRef++
+	}
+	sr.countError(run, p.key.ref.id, p.isErr, 1) // every error-level result, repeats too
+	if p.hasFP {
+		if sr.keep.duplicateFP(p.fp) {
+			return nil
+		}
+	} else if sr.keep.duplicate(p.f) {
 		return nil
 	}
-	if !sr.keep.wants(sev, sr.seq) {
-		sr.keep.omitted.Add(sev)
+	if !sr.keep.wants(p.f.Severity, sr.seq) {
+		sr.keep.omitted.Add(p.f.Severity)
 		return nil
 	}
-	sr.keep.add(sr.seq, f)
+	sr.keep.add(sr.seq, p.f)
 	return nil
 }
 

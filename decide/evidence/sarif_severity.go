@@ -99,8 +99,22 @@ func sarifResolve(key sarifGroupKey, rule *sarifRule) (decide.Severity, bool) {
 	case rule != nil && rule.hasScore:
 		return rule.score, isErr
 	}
+	return sarifLevelSeverity(level), isErr
+}
+
+// sarifLevelSeverity is decide.ParseSeverity of a level, with SARIF's
+// four levels read without it (ParseSeverity trims and lower-cases).
+func sarifLevelSeverity(level string) decide.Severity {
+	switch level {
+	case "error":
+		return decide.High
+	case "warning":
+		return decide.Medium
+	case "note", "none":
+		return decide.Low
+	}
 	sev, _ := decide.ParseSeverity(level)
-	return sev, isErr
+	return sev
 }
 
 // sarifLevel normalizes a SARIF level.

@@ -23,26 +23,51 @@ type fingerprints struct {
 	n     int
 	full  int // findings not remembered because the set was full
 
+	h fpHasher
+	// sink is what warm loaded, added up.
+	sink uint64
+}
+
+// fpHasher computes fingerprints: a 128-bit hash (two 64-bit hashes of
+// different seeds) of a finding's dedupe key. Copies share the seeds and
+// need their own scratch, so each goroutine has its own copy.
+type fpHasher struct {
 	seeds   [2]maphash.Seed
 	scratch []byte
 }
 
-// fingerprint is a 128-bit hash (two 64-bit hashes of different seeds)
-// of a finding's dedupe key; scratch is reused between calls.
-func (s *fingerprints) fingerprint(f decide.Finding) [2]uint64 {
-	if s.seeds[0] == (maphash.Seed{}) {
-		s.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-	}
-	s.scratch = decide.AppendDedupeKey(s.scratch[:0], f)
-	fp := [2]uint64{maphash.Bytes(s.seeds[0], s.scratch), maphash.Bytes(s.seeds[1], s.scratch)}
+// sum is the fingerprint of f; scratch is reused between calls.
+func (h *fpHasher) sum(f decide.Finding) [2]uint64 {
+	h.scratch = decide.AppendDedupeKey(h.scratch[:0], f)
+	fp := [2]uint64{maphash.Bytes(h.seeds[0], h.scratch), maphash.Bytes(h.seeds[1], h.scratch)}
 	fp[0] |= 1 // never the empty slot
 	return fp
+}
+
+// hasher returns a hasher of the set's seeds, with its own scratch.
+func (s *fingerprints) hasher() fpHasher {
+	if s.h.seeds[0] == (maphash.Seed{}) {
+		s.h.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	}
+	return fpHasher{seeds: s.h.seeds}
+}
+
+// fingerprint is the fingerprint of f.
+func (s *fingerprints) fingerprint(f decide.Finding) [2]uint64 {
+	if s.h.seeds[0] == (maphash.Seed{}) {
+		s.h.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	}
+	return s.h.sum(f)
 }
 
 // seenBefore reports whether f repeats a finding already offered, and
 // remembers f otherwise (while the set has room).
 func (s *fingerprints) seenBefore(f decide.Finding) bool {
-	fp := s.fingerprint(f)
+	return s.seenFP(s.fingerprint(f))
+}
+
+// seenFP is seenBefore for a fingerprint made by a hasher of this set.
+func (s *fingerprints) seenFP(fp [2]uint64) bool {
 	if s.slots == nil {
 		s.slots = make([][2]uint64, 64)
 	}
@@ -89,4 +114,32 @@ func (s *fingerprints) limit() int {
 		return MaxDistinctFindings
 	}
 	return s.max
+}
+
+// duplicateFP is keeper.duplicate for a fingerprint made by a hasher of
+// k.seen.
+func (k *keeper) duplicateFP(fp [2]uint64) bool {
+	if k.seen.seenFP(fp) {
+		k.dups++
+		return true
+	}
+	return false
+}
+
+// warm loads the slots where the fingerprints of items will be looked up,
+// one after the other without waiting on any, so that the cache misses of
+// a large set overlap instead of coming one lookup at a time. It changes
+// nothing (sink only keeps the loads from being dropped).
+func (s *fingerprints) warm(items []sarifPrepItem) {
+	if len(s.slots) == 0 {
+		return
+	}
+	mask := len(s.slots) - 1
+	var sum uint64
+	for k := range items {
+		if p := &items[k].p; p.hasFP {
+			sum += s.slots[int(p.fp[1])&mask][0]
+		}
+	}
+	s.sink = sum
 }

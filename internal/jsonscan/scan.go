@@ -48,6 +48,8 @@ type Scanner struct {
 	sb   []byte
 	nb   []byte
 	kb   []byte // a key kept apart from buf
+	// pend holds bytes handed back by Rewind, read before r.
+	pend [][]byte
 	// maxDepth caps the nesting Skip enters; 0 means MaxDepth.
 	maxDepth int
 }
@@ -63,13 +65,19 @@ func (s *Scanner) Errorf(off int64, format string, args ...any) *parse.Error {
 // fill reads more input after the unread bytes. It returns io.EOF at the end
 // of the input and a ParseError for a failing reader.
 func (s *Scanner) fill() error {
-	if s.rerr != nil {
+	if s.rerr != nil && len(s.pend) == 0 {
 		return s.rerr
 	}
 	if s.pos > 0 {
 		n := copy(s.buf, s.buf[s.pos:s.end])
 		s.base += int64(s.pos)
 		s.pos, s.end = 0, n
+	}
+	if s.fillPending() {
+		return nil
+	}
+	if s.rerr != nil {
+		return s.rerr
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := s.r.Read(s.buf[s.end:])
@@ -175,11 +183,25 @@ func (s *Scanner) EndDoc(noun string) error {
 
 // Next is Peek for a place where a value or delimiter must follow.
 func (s *Scanner) Next() (byte, error) {
-	if s.pos < s.end { // fast path: no white space
-		if c := s.buf[s.pos]; c > ' ' {
-			return c, nil
+	if c, ok := s.peek1(); ok { // fast path: no white space
+		return c, nil
+	}
+	return s.nextSlow()
+}
+
+// peek1 returns the next byte when it is in the buffer and not white
+// space (ok); small enough to be inlined where Next is hot.
+func (s *Scanner) peek1() (c byte, ok bool) {
+	if s.pos < s.end {
+		if c = s.buf[s.pos]; c > ' ' {
+			return c, true
 		}
 	}
+	return 0, false
+}
+
+// nextSlow is Next past white space or at the end of the buffer.
+func (s *Scanner) nextSlow() (byte, error) {
 	c, err := s.Peek()
 	if err != nil {
 		return c, s.eof(err)
@@ -208,9 +230,12 @@ func Kind(c byte) string {
 
 // open consumes the opening delimiter of an object ('{') or array ('[').
 func (s *Scanner) open(what, field string, d byte) error {
-	c, err := s.Next()
-	if err != nil {
-		return err
+	c, ok := s.peek1() // Next, with its fast path inlined
+	if !ok {
+		var err error
+		if c, err = s.nextSlow(); err != nil {
+			return err
+		}
 	}
 	if c != d {
 		return s.Errorf(s.Off(), "%s%s: expected %s, found %s", what, field, Kind(d), Kind(c))
@@ -224,9 +249,12 @@ func (s *Scanner) open(what, field string, d byte) error {
 // it, 0 when the caller does not need it); ok is false after the closing
 // brace. first must start true.
 func (s *Scanner) member(first *bool, keyLimit int) (key []byte, ok bool, err error) {
-	c, err := s.Next()
-	if err != nil {
-		return nil, false, err
+	// Next, with its fast path inlined here and below.
+	c, ok := s.peek1()
+	if !ok {
+		if c, err = s.nextSlow(); err != nil {
+			return nil, false, err
+		}
 	}
 	if c == '}' {
 		s.pos++
@@ -237,8 +265,10 @@ func (s *Scanner) member(first *bool, keyLimit int) (key []byte, ok bool, err er
 			return nil, false, s.Errorf(s.Off(), "invalid JSON: expected ',' or '}' after an object member, found %s", Kind(c))
 		}
 		s.pos++
-		if c, err = s.Next(); err != nil {
-			return nil, false, err
+		if c, ok = s.peek1(); !ok {
+			if c, err = s.nextSlow(); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 	*first = false
@@ -254,8 +284,10 @@ func (s *Scanner) member(first *bool, keyLimit int) (key []byte, ok bool, err er
 		s.kb = append(s.kb[:0], key...)
 		key = s.kb
 	}
-	if c, err = s.Next(); err != nil {
-		return nil, false, err
+	if c, ok = s.peek1(); !ok {
+		if c, err = s.nextSlow(); err != nil {
+			return nil, false, err
+		}
 	}
 	if c != ':' {
 		return nil, false, s.Errorf(s.Off(), "invalid JSON: expected ':' after object key, found %s", Kind(c))
@@ -329,6 +361,9 @@ func (s *Scanner) Array(what, field string, fn func(i int) error) error {
 
 // Null consumes a null if one comes next and reports whether it did.
 func (s *Scanner) Null() (bool, error) {
+	if c, ok := s.peek1(); ok && c != 'n' { // Next's fast path, inlined
+		return false, nil
+	}
 	c, err := s.Next()
 	if err != nil || c != 'n' {
 		return false, err

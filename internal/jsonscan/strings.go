@@ -24,31 +24,42 @@ var plain = func() (t [256]bool) {
 // upwards from a match), so no match is ever skipped.
 func plainRun(b []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
+	if i < 0 || i > len(b) {
+		return i
+	}
+	// rest shrinks by eight: one bounds check a word, none in the load.
+	for rest := b[i:]; len(rest) >= 8; rest = rest[8:] {
+		x := binary.LittleEndian.Uint64(rest)
 		q := x ^ 0x2222222222222222 // '"' becomes 0
 		e := x ^ 0x5c5c5c5c5c5c5c5c // '\\' becomes 0
 		m := ((q - ones) &^ q) | ((e - ones) &^ e) | ((x - 0x2020202020202020) &^ x)
 		if m &= highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+			return len(b) - len(rest) + bits.TrailingZeros64(m)>>3
 		}
 	}
-	return i
+	return len(b) - (len(b)-i)%8
 }
 
 // asciiRun is plainRun that also stops at a byte of 0x80 or above.
 func asciiRun(b []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
+	if i < 0 || i > len(b) {
+		return i
+	}
+	for rest := b[i:]; len(rest) >= 8; rest = rest[8:] {
+		x := binary.LittleEndian.Uint64(rest)
 		q := x ^ 0x2222222222222222 // '"' becomes 0
 		e := x ^ 0x5c5c5c5c5c5c5c5c // '\\' becomes 0
-		m := ((q - ones) &^ q) | ((e - ones) &^ e) | ((x - 0x2020202020202020) &^ x) | x
+		// Below 0x80, adding 0x60 sets the high bit from 0x20 up: a
+		// byte without it is a control character. A byte of 0x80 or
+		// above is flagged by x itself (its carry only reaches higher
+		// bytes, so the lowest flagged byte is still a true match).
+		m := ((q - ones) &^ q) | ((e - ones) &^ e) | ^(x + 0x6060606060606060) | x
 		if m &= highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+			return len(b) - len(rest) + bits.TrailingZeros64(m)>>3
 		}
 	}
-	return i
+	return len(b) - (len(b)-i)%8
 }
 
 // plainASCII marks the bytes below 0x80 a string can hold without escape

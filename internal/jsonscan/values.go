@@ -155,9 +155,20 @@ func (s *Scanner) Skip(depth int) error {
 // StringVal reads a string value of at most limit bytes (longer ones are
 // cut with "…"); null reads as "".
 func (s *Scanner) StringVal(what, field string, limit int) (string, error) {
-	c, err := s.Next()
-	if err != nil {
-		return "", err
+	return s.StringValOf(what, field, limit, nil)
+}
+
+// StringValOf is StringVal that turns a string read whole into a Go
+// string with of (of(b) must equal string(b); b is valid only during the
+// call), so a caller can hand out one copy of strings that repeat. A nil
+// of is string(b).
+func (s *Scanner) StringValOf(what, field string, limit int, of func(b []byte) string) (string, error) {
+	c, ok := s.peek1() // Next, with its fast path inlined
+	if !ok {
+		var err error
+		if c, err = s.nextSlow(); err != nil {
+			return "", err
+		}
 	}
 	switch c {
 	case '"':
@@ -167,6 +178,9 @@ func (s *Scanner) StringVal(what, field string, limit int) (string, error) {
 		}
 		if cut {
 			return Cap(string(b)+"…", limit), nil
+		}
+		if of != nil {
+			return of(b), nil
 		}
 		return string(b), nil
 	case 'n':
@@ -189,6 +203,9 @@ func (s *Scanner) IntVal(what, field string) (n int, ok bool, err error) {
 		if err != nil {
 			return 0, false, err
 		}
+		if n, ok := smallInt(b); ok {
+			return n, true, nil
+		}
 		v, err := strconv.ParseInt(string(b), 10, 32)
 		if err != nil {
 			return 0, false, s.Errorf(at, "%s%s: %s is not an integer in range", what, field, Cap(string(b), 40))
@@ -199,6 +216,21 @@ func (s *Scanner) IntVal(what, field string) (n int, ok bool, err error) {
 		return 0, false, err
 	}
 	return 0, false, s.Errorf(at, "%s%s: expected an integer, found %s", what, field, Kind(c))
+}
+
+// smallInt reads a number of one to nine digits (as strconv.ParseInt
+// would, and always within 32 bits); ok is false for anything else.
+func smallInt(b []byte) (n int, ok bool) {
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // Cap cuts s to at most max bytes, ending in "…" when cut, without
