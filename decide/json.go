@@ -56,6 +56,27 @@ func toMovementJSON(m Movement) movementJSON {
 
 // MarshalJSON renders the decision JSON of DESIGN §8.
 func (d *Decision) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // reasons say "<" and "≥"; the report escapes for HTML itself
+	if err := enc.Encode(d.jsonForm()); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// WriteJSON writes the decision JSON, indented, with a final newline. It
+// encodes the JSON form itself rather than through MarshalJSON, whose
+// output encoding/json would compact and indent again.
+func (d *Decision) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(d.jsonForm())
+}
+
+// jsonForm is the decision as its JSON has it.
+func (d *Decision) jsonForm() decisionJSON {
 	j := decisionJSON{
 		Schema: DecisionSchema, Loop: d.Loop, ID: d.ID, Decision: d.Outcome, Verdict: d.Verdict,
 		Forced: d.Forced, Advisory: d.Advisory, Stalled: d.Stalled, Round: d.Round, MaxRounds: d.MaxRounds,
@@ -77,21 +98,7 @@ func (d *Decision) MarshalJSON() ([]byte, error) {
 	if j.Status == "" {
 		j.Status = StatusComplete
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // reasons say "<" and "≥"; the report escapes for HTML itself
-	if err := enc.Encode(j); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// WriteJSON writes the decision JSON, indented, with a final newline.
-func (d *Decision) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(d)
+	return j
 }
 
 func nonNil[T any](s []T) []T {
