@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -270,13 +271,19 @@ func citeFindings(fs []Finding) string {
 
 // bySeverity returns the findings of the given severities.
 func bySeverity(fs []Finding, sev ...Severity) []Finding {
-	var out []Finding
+	n := 0
 	for _, f := range fs {
-		for _, s := range sev {
-			if f.Severity == s {
-				out = append(out, f)
-				break
-			}
+		if slices.Contains(sev, f.Severity) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Finding, 0, n) // counted first: a Finding is about 120 bytes
+	for _, f := range fs {
+		if slices.Contains(sev, f.Severity) {
+			out = append(out, f)
 		}
 	}
 	return out
