@@ -7,6 +7,7 @@ package decide
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -148,7 +149,7 @@ func (f Finding) Location() string {
 	case f.File == "":
 		return ""
 	case f.Line > 0:
-		return fmt.Sprintf("%s:%d", f.File, f.Line)
+		return f.File + ":" + strconv.Itoa(f.Line)
 	}
 	return f.File
 }
@@ -159,7 +160,7 @@ func (f Finding) String() string {
 	if loc == "" {
 		loc = "(no file)"
 	}
-	return fmt.Sprintf("%s [%s] %s", loc, f.Severity, f.Message)
+	return loc + " [" + f.Severity.String() + "] " + f.Message
 }
 
 // Counts tallies findings by severity.
