@@ -3,6 +3,7 @@ package decide
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"unicode"
@@ -15,7 +16,17 @@ import (
 // signals are an error naming both files.
 func Merge(pieces ...*Evidence) (*Evidence, error) {
 	out := &Evidence{}
-	seen := make(map[string]bool)
+	n := 0
+	for _, p := range pieces {
+		if p != nil {
+			n += len(p.Findings)
+		}
+	}
+	if n > 0 {
+		out.Findings = make([]Finding, 0, n)
+	}
+	var h DedupeHasher
+	seen := make(map[[2]uint64]struct{}, n)
 	for _, p := range pieces {
 		if p == nil {
 			continue
@@ -23,11 +34,11 @@ func Merge(pieces ...*Evidence) (*Evidence, error) {
 		from := strings.Join(p.Sources, ", ")
 		out.Sources = append(out.Sources, p.Sources...)
 		for _, f := range p.Findings {
-			k := DedupeKey(f)
-			if seen[k] {
+			fp := h.Sum(f)
+			if _, dup := seen[fp]; dup {
 				continue
 			}
-			seen[k] = true
+			seen[fp] = struct{}{}
 			out.Findings = append(out.Findings, f)
 		}
 		out.Omitted.Critical += p.Omitted.Critical
@@ -53,6 +64,37 @@ func Merge(pieces ...*Evidence) (*Evidence, error) {
 		out.Tests = mergeTests(out, p.Tests)
 	}
 	return out, nil
+}
+
+// DedupeHasher computes a finding's fingerprint: a 128-bit hash (two 64-bit
+// hashes of different seeds) of its DedupeKey, never zero. Merge and the
+// readers keep fingerprints rather than keys to count a finding repeated
+// once. The zero value seeds itself on first use; copies made by Fork share
+// the seeds and have their own scratch, one for each goroutine.
+type DedupeHasher struct {
+	seeds   [2]maphash.Seed
+	scratch []byte
+}
+
+func (h *DedupeHasher) seed() {
+	if h.seeds[0] == (maphash.Seed{}) {
+		h.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	}
+}
+
+// Sum returns the fingerprint of f.
+func (h *DedupeHasher) Sum(f Finding) [2]uint64 {
+	h.seed()
+	h.scratch = AppendDedupeKey(h.scratch[:0], f)
+	fp := [2]uint64{maphash.Bytes(h.seeds[0], h.scratch), maphash.Bytes(h.seeds[1], h.scratch)}
+	fp[0] |= 1 // never zero: a set may use zero for an empty slot
+	return fp
+}
+
+// Fork returns a hasher of h's seeds with a scratch of its own.
+func (h *DedupeHasher) Fork() DedupeHasher {
+	h.seed()
+	return DedupeHasher{seeds: h.seeds}
 }
 
 // DedupeKey identifies the same finding (DESIGN §3): same file, line,

@@ -253,7 +253,7 @@ type sarifPrepared struct {
 // name and the run (whose rules and bases do not change while results are
 // read), so any goroutine may call it. h, when not nil, computes the
 // fingerprint for the dedupe.
-func (sr *sarifReader) prepare(p *sarifPrepared, run *sarifRun, res *sarifResult, off int64, h *fpHasher) {
+func (sr *sarifReader) prepare(p *sarifPrepared, run *sarifRun, res *sarifResult, off int64, h *decide.DedupeHasher) {
 	if kind := res.kind; kind != "" && kind != "fail" && sarifNotFailKind(kind) {
 		p.skip = sarifNotFail // pass, notApplicable, informational, review, open
 		return
@@ -311,7 +311,7 @@ func (sr *sarifReader) prepare(p *sarifPrepared, run *sarifRun, res *sarifResult
 	p.f.Severity, p.isErr = sarifResolve(p.key, rule)
 	sarifFillMessage(&p.f, res.msg, ref.comp, rule, run)
 	if h != nil {
-		p.fp, p.hasFP = h.sum(p.f), true
+		p.fp, p.hasFP = h.Sum(p.f), true
 	}
 }
 

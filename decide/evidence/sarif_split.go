@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/jsonscan"
 )
 
@@ -230,7 +231,7 @@ func partBytes(queue []*sarifPartOf, from int) [][]byte {
 
 // readParts reads the parts it is handed and prepares their results,
 // until work is closed.
-func (sr *sarifReader) readParts(run *sarifRun, work <-chan *sarifPartOf, h fpHasher) {
+func (sr *sarifReader) readParts(run *sarifRun, work <-chan *sarifPartOf, h decide.DedupeHasher) {
 	w := &sarifReader{name: sr.name, sc: jsonscan.Span(sr.name, nil, 0)}
 	for p := range work {
 		w.readPart(run, p, &h)
@@ -241,7 +242,7 @@ func (sr *sarifReader) readParts(run *sarifRun, work <-chan *sarifPartOf, h fpHa
 // readPart reads the results of a part, from its start (just after the
 // '[' for the first part, else the start of a result) to where a result
 // would start at its end, the array's ']', or where it must stop.
-func (w *sarifReader) readPart(run *sarifRun, p *sarifPartOf, h *fpHasher) {
+func (w *sarifReader) readPart(run *sarifRun, p *sarifPartOf, h *decide.DedupeHasher) {
 	s := w.sc
 	s.ResetSpan(p.data, p.base)
 	p.items, p.lastEnd = p.items[:0], 0

@@ -1,8 +1,6 @@
 package evidence
 
 import (
-	"hash/maphash"
-
 	"github.com/gcloop/gcloop/decide"
 )
 
@@ -23,47 +21,18 @@ type fingerprints struct {
 	n     int
 	full  int // findings not remembered because the set was full
 
-	h fpHasher
+	h decide.DedupeHasher
 	// sink is what warm loaded, added up.
 	sink uint64
 }
 
-// fpHasher computes fingerprints: a 128-bit hash (two 64-bit hashes of
-// different seeds) of a finding's dedupe key. Copies share the seeds and
-// need their own scratch, so each goroutine has its own copy.
-type fpHasher struct {
-	seeds   [2]maphash.Seed
-	scratch []byte
-}
-
-// sum is the fingerprint of f; scratch is reused between calls.
-func (h *fpHasher) sum(f decide.Finding) [2]uint64 {
-	h.scratch = decide.AppendDedupeKey(h.scratch[:0], f)
-	fp := [2]uint64{maphash.Bytes(h.seeds[0], h.scratch), maphash.Bytes(h.seeds[1], h.scratch)}
-	fp[0] |= 1 // never the empty slot
-	return fp
-}
-
-// hasher returns a hasher of the set's seeds, with its own scratch.
-func (s *fingerprints) hasher() fpHasher {
-	if s.h.seeds[0] == (maphash.Seed{}) {
-		s.h.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-	}
-	return fpHasher{seeds: s.h.seeds}
-}
-
-// fingerprint is the fingerprint of f.
-func (s *fingerprints) fingerprint(f decide.Finding) [2]uint64 {
-	if s.h.seeds[0] == (maphash.Seed{}) {
-		s.h.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-	}
-	return s.h.sum(f)
-}
+// hasher returns a hasher of the set's seeds, for another goroutine.
+func (s *fingerprints) hasher() decide.DedupeHasher { return s.h.Fork() }
 
 // seenBefore reports whether f repeats a finding already offered, and
 // remembers f otherwise (while the set has room).
 func (s *fingerprints) seenBefore(f decide.Finding) bool {
-	return s.seenFP(s.fingerprint(f))
+	return s.seenFP(s.h.Sum(f))
 }
 
 // seenFP is seenBefore for a fingerprint made by a hasher of this set.
