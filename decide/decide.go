@@ -208,7 +208,15 @@ func Fingerprint(id string, f Finding) string {
 func TestFingerprint(id, test string) string { return hashKey(id, "test", test) }
 
 func hashKey(parts ...string) string {
-	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	var buf [256]byte // parts joined by NUL: on the stack when short
+	b := buf[:0]
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		b = append(b, p...)
+	}
+	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
 }
 
