@@ -118,28 +118,31 @@ func profBlockRun(buf, pre []byte, dst []profBlock, line int, last *[2]uint64) (
 		// The separators after the first five numbers, at a[4+s]; when
 		// there are fewer than five non-digits in 24 bytes, s5 is 24, and
 		// the byte there is checked like the others.
+		// (The high bit, past the sentinel, only tells the compiler
+		// that no mask is zero.)
 		s1 := bits.TrailingZeros64(m)
 		m &= m - 1
-		s2 := bits.TrailingZeros64(m)
+		s2 := bits.TrailingZeros64(m | 1<<63)
 		m &= m - 1
-		s3 := bits.TrailingZeros64(m)
+		s3 := bits.TrailingZeros64(m | 1<<63)
 		m &= m - 1
-		s4 := bits.TrailingZeros64(m)
+		s4 := bits.TrailingZeros64(m | 1<<63)
 		m &= m - 1
-		s5 := bits.TrailingZeros64(m)
+		s5 := bits.TrailingZeros64(m | 1<<63)
 		d2, d3, d4, d5 := s2-s1-1, s3-s2-1, s4-s3-1, s5-s4-1
 		if uint(s1-1)|uint(d2-1)|uint(d3-1)|uint(d4-1)|uint(d5-1) > 3 { // each 1..4 digits
 			break
 		}
-		seps := uint64(a[(s1+4)&31]) | uint64(a[(s2+4)&31])<<8 | uint64(a[(s3+4)&31])<<16 |
-			uint64(a[(s4+4)&31])<<24 | uint64(a[(s5+4)&31])<<32
+		c := (*[profLineRoom - 4]byte)(a[4:]) // the line after the colon
+		seps := uint64(c[s1&31]) | uint64(c[s2&31])<<8 | uint64(c[s3&31])<<16 |
+			uint64(c[s4&31])<<24 | uint64(c[s5&31])<<32
 		if seps != '.'|','<<8|'.'<<16|' '<<24|' '<<32 {
 			break
 		}
 		// The count: 1 to 7 digits and the end of the line.
-		x := binary.LittleEndian.Uint64(a[(s5+5)&31:])
+		x := binary.LittleEndian.Uint64(c[(s5+1)&31:])
 		d := swarDigits(x)
-		if uint(d-1) >= 7 || a[(s5+5+d)&31] != '\n' {
+		if uint(d-1) >= 7 || byte(x>>(8*(d&7))) != '\n' {
 			break
 		}
 		// Each number is read from the 4 bytes that end at its separator.
@@ -148,7 +151,9 @@ func profBlockRun(buf, pre []byte, dst []profBlock, line int, last *[2]uint64) (
 		if end < start {
 			break // the careful path's error
 		}
-		unsorted = unsorted || start < l1 || start == l1 && end <= l2
+		if start < l1 || start == l1 && end <= l2 {
+			unsorted = true
+		}
 		l1, l2 = start, end
 		line++
 		b := &dst[n]
