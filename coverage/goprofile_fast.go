@@ -13,6 +13,7 @@ type profPaths uint8
 
 const (
 	profAllPaths    profPaths = iota // profBlockRun, then profBlockLine, then blockLine
+	profGoRun                        // the same with profBlockRunGo, where profBlockRun is assembly
 	profByteLoop                     // profBlockLine, then blockLine
 	profCarefulOnly                  // blockLine only
 )
@@ -47,8 +48,12 @@ func (p *profParser) fastBlocks() {
 			blocks = slices.Grow(blocks, 256)
 		}
 		room := blocks[len(blocks):cap(blocks)]
-		if p.paths == profAllPaths {
-			u, n, uns := profBlockRun(buf[used:], p.prefix, room, p.s.Line()+lines, &last)
+		if p.paths <= profGoRun {
+			run := profBlockRun
+			if p.paths == profGoRun {
+				run = profBlockRunGo
+			}
+			u, n, uns := run(buf[used:], p.prefix, room, p.s.Line()+lines, &last)
 			blocks = blocks[:len(blocks)+n]
 			used += u
 			lines += n
@@ -72,7 +77,7 @@ func (p *profParser) fastBlocks() {
 	p.s.Consume(used, lines)
 }
 
-// profBlockRun parses block lines of one file from the start of buf into
+// profBlockRunGo parses block lines of one file from the start of buf into
 // dst until dst is full or a line is not of the form it accepts: pre (the
 // file and its colon), then "sl.sc,el.ec stmts count\n" where the first
 // five numbers have 1 to 4 digits (leading zeros allowed, as the careful
@@ -91,7 +96,7 @@ func (p *profParser) fastBlocks() {
 // of blocks unsorted that is not: sorting it changes nothing) and is
 // updated. It returns the bytes consumed, the blocks read, and whether one
 // of them was not after the one before it.
-func profBlockRun(buf, pre []byte, dst []profBlock, line int, last *[2]uint64) (used, n int, unsorted bool) {
+func profBlockRunGo(buf, pre []byte, dst []profBlock, line int, last *[2]uint64) (used, n int, unsorted bool) {
 	np := len(pre)
 	if np < 16 {
 		return 0, 0, false

@@ -6,18 +6,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 // readGoProfilePaths reads in with every set of block-line paths (all
-// fast paths, the byte loop alone, the careful path alone), line by line
+// fast paths, with profBlockRunGo in place of the assembly where there is
+// one, the byte loop alone, the careful path alone), line by line
 // and in parts of chunk bytes, and fails the test when any facts or error
 // differ from the careful path's.
 func readGoProfilePaths(t *testing.T, in []byte, chunk int) {
 	t.Helper()
 	want, wantErr := readGoProfile("c.out", bytes.NewReader(in), profSplit{workers: 1, paths: profCarefulOnly})
-	for _, paths := range []profPaths{profAllPaths, profByteLoop} {
+	for _, paths := range []profPaths{profAllPaths, profGoRun, profByteLoop} {
 		for _, sp := range []profSplit{
 			{workers: 1, paths: paths},
 			{workers: 2, chunk: chunk, maxChunk: 4 * chunk, paths: paths},
@@ -203,4 +205,67 @@ func FuzzProfFastPaths(f *testing.F) {
 		}
 		readGoProfilePaths(t, sb.Bytes(), c)
 	})
+}
+
+// profRunBoth runs profBlockRun and profBlockRunGo on the same input and
+// fails the test when anything they return or write differs.
+func profRunBoth(t *testing.T, buf, pre []byte, room, line int, last [2]uint64) {
+	t.Helper()
+	dst1, dst2 := make([]profBlock, room), make([]profBlock, room)
+	last1, last2 := last, last
+	u1, n1, uns1 := profBlockRun(buf, pre, dst1, line, &last1)
+	u2, n2, uns2 := profBlockRunGo(buf, pre, dst2, line, &last2)
+	if u1 != u2 || n1 != n2 || uns1 != uns2 || last1 != last2 {
+		t.Fatalf("profBlockRun = %d, %d, %v, last %v; profBlockRunGo = %d, %d, %v, last %v\n%q",
+			u1, n1, uns1, last1, u2, n2, uns2, last2, buf)
+	}
+	if diff := cmp.Diff(dst1[:n1], dst2[:n2], cmp.AllowUnexported(profBlock{})); diff != "" {
+		t.Fatalf("blocks (-profBlockRun +profBlockRunGo):\n%s", diff)
+	}
+}
+
+// TestProfBlockRunLayout pins the layout of profBlock that the assembly
+// writes.
+func TestProfBlockRunLayout(t *testing.T) {
+	var b profBlock
+	if unsafe.Sizeof(b) != 32 || unsafe.Offsetof(b.start) != 0 || unsafe.Offsetof(b.end) != 8 ||
+		unsafe.Offsetof(b.stmts) != 16 || unsafe.Offsetof(b.hit) != 20 || unsafe.Offsetof(b.line) != 24 {
+		t.Fatalf("profBlock is laid out differently from what goprofile_run_amd64.s writes")
+	}
+}
+
+// FuzzProfBlockRun compares the two profBlockRun loops on any bytes after
+// a file name of any length, with any room and block before.
+func FuzzProfBlockRun(f *testing.F) {
+	f.Add([]byte("1.2,3.4 5 6\n"), uint8(30), uint8(5), uint64(0), uint64(0))
+	f.Add([]byte("9999.9999,9999.9999 9999 1\n0004.02,004.10 04 0016\n"), uint8(17), uint8(2), uint64(9999<<32|9999), uint64(9999<<32|9999))
+	f.Add([]byte("4.2,4.10 4 16\n5.2,5.10 2 0\n5.2,5.10 2 0\n4.2,4.10 4 16\n"), uint8(40), uint8(9), uint64(4<<32|2), uint64(4<<32|10))
+	f.Fuzz(func(t *testing.T, tail []byte, np, room uint8, l1, l2 uint64) {
+		pre := []byte(strings.Repeat("p", int(np)%80) + ":")
+		var buf []byte
+		for range 3 { // the same tail on three lines, then a little room
+			buf = append(append(buf, pre...), tail...)
+		}
+		buf = append(buf, "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"[:int(room)%41]...)
+		profRunBoth(t, buf, pre, int(room)%6, int(l1%1000), [2]uint64{l1, l2})
+	})
+}
+
+// TestProfBlockRunAgrees compares the two loops on the lines of
+// TestProfFastPathsAgree and on the benchmark's profile.
+func TestProfBlockRunAgrees(t *testing.T) {
+	t.Parallel()
+	var sb strings.Builder
+	if err := genGoProfile(&sb, 1<<20, ""); err != nil {
+		t.Fatal(err)
+	}
+	in := []byte(sb.String())
+	for off := 0; off < len(in); {
+		nl := bytes.IndexByte(in[off:], '\n') + off + 1
+		colon := bytes.LastIndexByte(in[off:nl], ':') + off
+		if colon > off {
+			profRunBoth(t, in[off:min(len(in), off+4096)], in[off:colon+1], 50, off, [2]uint64{})
+		}
+		off = nl
+	}
 }
