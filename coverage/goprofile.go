@@ -121,6 +121,7 @@ type profParser struct {
 	unsorted bool      // the blocks may be out of order (set when in doubt)
 	paths    profPaths // the paths that read block lines
 	stmts    []uint32  // scratch for the run being closed
+	words    []uint64  // scratch for its covered bits
 	run      profRun   // the run being closed
 }
 
@@ -268,11 +269,28 @@ func (p *profParser) finish(r *profRun) error {
 	}
 	*r = profRun{file: p.cur, line: p.curLine, n: len(blocks)}
 	stmts := slices.Grow(p.stmts[:0], len(blocks))[:len(blocks)]
-	// The hash is a sum of one hash per block: the blocks are sorted and
-	// distinct, so the sum stands for the set, and no block's hash waits
-	// for the one before.
-	var h, total, covered uint64
-	hits := 0
+	words := slices.Grow(p.words[:0], (len(blocks)+63)/64)[:(len(blocks)+63)/64]
+	h, total, covered, hits := profSums(blocks, stmts, words)
+	p.stmts, p.words = stmts, words
+	r.total, r.covered, r.hits = int64(total), int64(covered), hits
+	r.hash, r.stmts = h, stmts
+	if r.hits > 0 && r.hits < r.n {
+		r.bits = slices.Clone(words)
+	}
+	p.blocks = p.blocks[:0]
+	p.unsorted = false
+	p.cur = ""
+	return nil
+}
+
+// profSums returns the hash of blocks, sorted and distinct, their
+// statements and those of the covered ones, and how many are covered; it
+// writes the blocks' statements to stmts and their covered bits to words
+// (bit i%64 of word i/64). The hash is a sum of one hash per block: the
+// sum stands for the set, and no block's hash waits for the one before.
+func profSums(blocks []profBlock, stmts []uint32, words []uint64) (h, total, covered uint64, hits int) {
+	stmts = stmts[:len(blocks)]
+	var word uint64
 	for i := range blocks {
 		b := &blocks[i]
 		h += profMix(profMix(b.start^14695981039346656037, b.end), uint64(b.stmts))
@@ -284,22 +302,16 @@ func (p *profParser) finish(r *profRun) error {
 		total += st
 		covered += st & -hit
 		hits += int(hit)
-	}
-	p.stmts = stmts
-	r.total, r.covered, r.hits = int64(total), int64(covered), hits
-	r.hash, r.stmts = h, stmts
-	if r.hits > 0 && r.hits < r.n {
-		r.bits = make([]uint64, (r.n+63)/64)
-		for i := range blocks {
-			if blocks[i].hit {
-				r.bits[i/64] |= 1 << (i % 64)
-			}
+		word |= hit << (i & 63)
+		if i&63 == 63 {
+			words[i>>6] = word
+			word = 0
 		}
 	}
-	p.blocks = p.blocks[:0]
-	p.unsorted = false
-	p.cur = ""
-	return nil
+	if len(blocks)&63 != 0 {
+		words[len(blocks)>>6] = word
+	}
+	return h, total, covered, hits
 }
 
 func profMix(h, v uint64) uint64 {

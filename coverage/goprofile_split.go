@@ -136,7 +136,7 @@ func (profDiscard) run(*profRun) error     { return nil }
 
 // reset prepares p to parse another input, keeping its buffers.
 func (p *profParser) reset(s *lineScanner, sink profSink, modeSeen bool) {
-	*p = profParser{s: s, sink: sink, modeSeen: modeSeen, paths: p.paths, prefix: p.prefix[:0], blocks: p.blocks[:0], stmts: p.stmts[:0]}
+	*p = profParser{s: s, sink: sink, modeSeen: modeSeen, paths: p.paths, prefix: p.prefix[:0], blocks: p.blocks[:0], stmts: p.stmts[:0], words: p.words[:0]}
 }
 
 // mode and run make the tally the sink of a parser whose line numbers are
