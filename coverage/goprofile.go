@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"io"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
@@ -290,26 +291,21 @@ func (p *profParser) finish(r *profRun) error {
 // sum stands for the set, and no block's hash waits for the one before.
 func profSums(blocks []profBlock, stmts []uint32, words []uint64) (h, total, covered uint64, hits int) {
 	stmts = stmts[:len(blocks)]
-	var word uint64
+	clear(words)
 	for i := range blocks {
 		b := &blocks[i]
-		h += profMix(profMix(b.start^14695981039346656037, b.end), uint64(b.stmts))
 		st, hit := uint64(b.stmts), uint64(0)
 		if b.hit {
 			hit = 1
 		}
+		h += profMix(profMix(b.start^14695981039346656037, b.end), st)
 		stmts[i] = b.stmts
 		total += st
 		covered += st & -hit
-		hits += int(hit)
-		word |= hit << (i & 63)
-		if i&63 == 63 {
-			words[i>>6] = word
-			word = 0
-		}
+		words[uint(i)/64] |= hit << (i & 63)
 	}
-	if len(blocks)&63 != 0 {
-		words[len(blocks)>>6] = word
+	for _, w := range words {
+		hits += bits.OnesCount64(w)
 	}
 	return h, total, covered, hits
 }
