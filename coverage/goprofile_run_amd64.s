@@ -14,9 +14,8 @@ GLOBL profLaneMasks<>(SB), RODATA|NOPTR, $16
 // clobbers CX.
 #define PAIR(r) \
 	LEAQ (r)(r*4), CX \
-	ADDQ CX, CX \
 	SHRQ $8, r \
-	ADDQ CX, r \
+	LEAQ (r)(CX*2), r \
 	MOVQ $0x00ff00ff00ff00ff, CX \
 	ANDQ CX, r \
 	IMUL3Q $6553601, r, r \
@@ -32,9 +31,8 @@ GLOBL profLaneMasks<>(SB), RODATA|NOPTR, $16
 	LEAQ -1(DI), CX \
 	ANDQ CX, DI \
 	BSFQ DI, cur \
-	MOVQ cur, CX \
+	LEAQ -2(cur), CX \
 	SUBQ prev, CX \
-	SUBQ $2, CX \
 	CMPQ CX, $3 \
 	JA done \
 	CMPB (SI)(cur*1), $sep \
@@ -93,6 +91,15 @@ loop:
 	// overlapping the ones before.
 	XORQ AX, AX
 	LEAQ -16(R11), CX
+	CMPQ R11, $32
+	JA prefix
+	MOVOU (R8), X0
+	MOVOU (R10), X1
+	PCMPEQB X1, X0
+	PMOVMSKB X0, BX
+	CMPL BX, $0xffff
+	JNE done
+	JMP prefixtail
 
 prefix:
 	CMPQ AX, CX
