@@ -49,11 +49,13 @@ func (p *profParser) fastBlocks() {
 		}
 		room := blocks[len(blocks):cap(blocks)]
 		if p.paths <= profGoRun {
-			run := profBlockRun
-			if p.paths == profGoRun {
-				run = profBlockRunGo
+			var u, n int
+			var uns bool
+			if p.paths == profAllPaths { // called directly, so that last does not escape
+				u, n, uns = profBlockRun(buf[used:], p.prefix, room, p.s.Line()+lines, &last)
+			} else {
+				u, n, uns = profBlockRunGo(buf[used:], p.prefix, room, p.s.Line()+lines, &last)
 			}
-			u, n, uns := run(buf[used:], p.prefix, room, p.s.Line()+lines, &last)
 			blocks = blocks[:len(blocks)+n]
 			used += u
 			lines += n
