@@ -8,7 +8,15 @@ DATA profLaneMasks<>+0x00(SB)/4, $0x0f000000
 DATA profLaneMasks<>+0x04(SB)/4, $0x0f0f0000
 DATA profLaneMasks<>+0x08(SB)/4, $0x0f0f0f00
 DATA profLaneMasks<>+0x0c(SB)/4, $0x0f0f0f0f
-GLOBL profLaneMasks<>(SB), RODATA|NOPTR, $16
+// Then masks of the low d (1..7) bytes of a word, indexed by d-1.
+DATA profLaneMasks<>+0x10(SB)/8, $0x00000000000000ff
+DATA profLaneMasks<>+0x18(SB)/8, $0x000000000000ffff
+DATA profLaneMasks<>+0x20(SB)/8, $0x0000000000ffffff
+DATA profLaneMasks<>+0x28(SB)/8, $0x00000000ffffffff
+DATA profLaneMasks<>+0x30(SB)/8, $0x000000ffffffffff
+DATA profLaneMasks<>+0x38(SB)/8, $0x0000ffffffffffff
+DATA profLaneMasks<>+0x40(SB)/8, $0x00ffffffffffffff
+GLOBL profLaneMasks<>(SB), RODATA|NOPTR, $72
 
 // PAIR turns two lanes of digits in r into high<<32 | low (profPair); it
 // clobbers CX.
@@ -45,7 +53,7 @@ GLOBL profLaneMasks<>(SB), RODATA|NOPTR, $16
 //	R9	the last line start with room (profLineRoom bytes from 4 before its colon)
 //	R10	pre, R11 its length
 //	R12	the next block of dst, R13 the end of dst
-//	R14	profLaneMasks
+//	R14	profLaneMasks (and the masks of low bytes after them)
 //	SI	the line after the colon, DI the mask of its non-digits
 //	X2, X3	the start and end of the block before
 //	X4	the line number
@@ -121,7 +129,10 @@ prefixtail:
 	CMPL BX, $0xffff
 	JNE done
 
-	// The non-digits among the 24 bytes after the colon, and a sentinel.
+	// The non-digits among the 32 bytes after the colon, and a sentinel.
+	// (The Go loop looks at 24 and puts its sentinel there: with numbers
+	// of at most 4 digits, the fifth separator is within 25 bytes, so both
+	// take and refuse the same lines.)
 	LEAQ (R8)(R11*1), SI
 	MOVOU (SI), X0
 	MOVOU 16(SI), X1
@@ -134,8 +145,7 @@ prefixtail:
 	SHLL $16, AX
 	ORL AX, DI
 	NOTL DI
-	ANDL $0xffffff, DI
-	ORL $0x1000000, DI
+	BTSQ $32, DI
 
 	// sl: the first number, 1 to 4 digits, then '.'.
 	BSFQ DI, BX
@@ -171,32 +181,25 @@ prefixtail:
 	PAIR(AX)
 	MOVL AX, 16(R12)
 
-	// The count: 1 to 7 digits (swarDigits), then '\n'.
-	MOVQ 1(SI)(BX*1), AX
-	MOVQ $0xcfcfcfcfcfcfcfd0, CX
-	ADDQ AX, CX
-	MOVQ $0x4646464646464646, DX
-	ADDQ AX, DX
-	ORQ DX, CX
-	MOVQ $0x8080808080808080, DX
-	ANDQ DX, CX
-	BSFQ CX, CX
-	JEQ done
-	SHRQ $3, CX
-	JEQ done
-	LEAQ 1(SI)(BX*1), DX
-	CMPB (DX)(CX*1), $0x0a
+	// The count: 1 to 7 digits up to the next non-digit (a sentinel at
+	// 32), which must be '\n' and ends the line.
+	LEAQ -1(DI), CX
+	ANDQ CX, DI
+	BSFQ DI, DX
+	LEAQ -2(DX), CX
+	SUBQ BX, CX
+	CMPQ CX, $6
+	JA done
+	CMPB (SI)(DX*1), $0x0a
 	JNE done
 
-	// The line is taken: whether the count is not zero, the line number,
-	// the next line.
-	LEAQ 1(DX)(CX*1), R8
-	SHLQ $3, CX
-	NEGQ CX
-	ADDQ $64, CX
+	// The line is taken: whether the count is not zero (its digits, not
+	// all '0'), the line number, the next line.
+	LEAQ 1(SI)(DX*1), R8
+	MOVQ 1(SI)(BX*1), AX
 	MOVQ $0x3030303030303030, DX
 	XORQ DX, AX
-	SHLQ CX, AX
+	ANDQ 16(R14)(CX*8), AX
 	SETNE 20(R12)
 	MOVQ X4, AX
 	INCQ AX
