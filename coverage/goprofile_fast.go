@@ -84,9 +84,9 @@ func (p *profParser) fastBlocks() {
 // file and its colon), then "sl.sc,el.ec stmts count\n" where the first
 // five numbers have 1 to 4 digits (leading zeros allowed, as the careful
 // path allows them), the count 1 to 7, the block does not end before it
-// starts, and at least profLineRoom bytes of buf follow pre. Such a line
-// holds no other colon, so its file is exactly pre's; the careful path
-// reads it to the same block.
+// starts, pre is at least 16 bytes and at least profLineRoom-4 bytes of
+// buf follow it. Such a line holds no other colon, so its file is exactly
+// pre's; the careful path reads it to the same block.
 //
 // No step of a line waits for the length of a number before it: the
 // separators come at once from a mask of the bytes that are not digits
