@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"io"
+	"math/bits"
 	"runtime"
 	"slices"
+	"strconv"
 
 	"github.com/gcloop/gcloop/decide"
 	"github.com/gcloop/gcloop/internal/parse"
@@ -63,23 +65,22 @@ func readGoProfile(name string, r io.Reader, sp profSplit) (*decide.CoverageFact
 
 // profBlock is one block of the file being read.
 type profBlock struct {
-	sl, sc, el, ec uint32 // start line, start column, end line, end column
-	stmts          uint32
-	hit            bool
-	line           int // profile line, for error messages
+	start, end uint64 // line<<32 | column, of the start and of the end
+	stmts      uint32
+	hit        bool
+	line       int // profile line, for error messages
 }
 
 func profLess(a, b *profBlock) int {
-	if c := cmp.Compare(a.sl, b.sl); c != 0 {
+	if c := cmp.Compare(a.start, b.start); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.sc, b.sc); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.el, b.el); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.ec, b.ec)
+	return cmp.Compare(a.end, b.end)
+}
+
+// profPos is the line and column of a block's start or end, for messages.
+func profPos(pos uint64) string {
+	return strconv.FormatUint(pos>>32, 10) + "." + strconv.FormatUint(pos&(1<<32-1), 10)
 }
 
 // profRun is one run of blocks of a file (consecutive block lines of that
@@ -118,9 +119,11 @@ type profParser struct {
 	prefix   []byte // cur + ":"
 	curLine  int    // profile line where its run started
 	blocks   []profBlock
-	unsorted bool
-	stmts    []uint32 // scratch for the run being closed
-	run      profRun  // the run being closed
+	unsorted bool      // the blocks may be out of order (set when in doubt)
+	paths    profPaths // the paths that read block lines
+	stmts    []uint32  // scratch for the run being closed
+	words    []uint64  // scratch for its covered bits
+	run      profRun   // the run being closed
 }
 
 // parse reads lines up to the end of the input. The run being read is
@@ -203,11 +206,10 @@ func (p *profParser) blockLine(line []byte) error {
 	if len(rest) != 0 {
 		return p.s.errorf("unexpected %s after the count", quoteSnippet(rest))
 	}
-	b.sl, b.sc, b.el, b.ec, b.stmts = uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3]), uint32(v[4])
-	b.hit = v[5] > 0
-	b.line = p.s.Line()
-	if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
-		return p.s.errorf("block ends (%d.%d) before it starts (%d.%d)", b.el, b.ec, b.sl, b.sc)
+	b.start, b.end = uint64(v[0])<<32|uint64(v[1]), uint64(v[2])<<32|uint64(v[3])
+	b.stmts, b.hit, b.line = uint32(v[4]), v[5] > 0, p.s.Line()
+	if b.end < b.start {
+		return p.s.errorf("block ends (%d.%d) before it starts (%d.%d)", v[2], v[3], v[0], v[1])
 	}
 	p.opened = true
 	if string(file) != p.cur {
@@ -223,72 +225,6 @@ func (p *profParser) blockLine(line []byte) error {
 	}
 	p.blocks = append(p.blocks, b)
 	return nil
-}
-
-// fastBlocks consumes the run of well-formed block lines of the current
-// file at the front of the scanner's window, parsing them in place. A line
-// that starts with "file:" and parses as numbers up to its "\n" holds no
-// other colon, so the file is exactly the current one. It stops, without
-// consuming, at anything else (another file, an incomplete or unusual
-// line), leaving it to the careful path with its error messages.
-func (p *profParser) fastBlocks() {
-	buf := p.s.Window()
-	pre := p.prefix
-	for len(buf) > len(pre) && bytes.Equal(buf[:len(pre)], pre) {
-		var b profBlock
-		var ok bool
-		i := len(pre)
-		if b.sl, i, ok = profNum(buf, i, '.'); !ok {
-			return
-		}
-		if b.sc, i, ok = profNum(buf, i, ','); !ok {
-			return
-		}
-		if b.el, i, ok = profNum(buf, i, '.'); !ok {
-			return
-		}
-		if b.ec, i, ok = profNum(buf, i, ' '); !ok {
-			return
-		}
-		if b.stmts, i, ok = profNum(buf, i, ' '); !ok {
-			return
-		}
-		var count uint32
-		if count, i, ok = profNum(buf, i, '\n'); !ok {
-			return
-		}
-		b.hit = count > 0
-		if b.el < b.sl || b.el == b.sl && b.ec < b.sc {
-			return
-		}
-		p.s.Consume(i, 1)
-		b.line = p.s.Line()
-		if n := len(p.blocks); n > 0 && !p.unsorted && profLess(&p.blocks[n-1], &b) >= 0 {
-			p.unsorted = true
-		}
-		p.blocks = append(p.blocks, b)
-		buf = buf[i:]
-	}
-}
-
-// profNum reads the number of at most 10 digits and at most 1<<31 at
-// buf[i:], which sep must follow; it returns the number and the index after
-// sep. ok is false for anything else: a longer count, say, takes the
-// careful path.
-func profNum(buf []byte, i int, sep byte) (v uint32, next int, ok bool) {
-	j := i
-	var x uint64
-	for ; i < len(buf) && i-j < 10; i++ {
-		c := buf[i] - '0'
-		if c > 9 {
-			break
-		}
-		x = x*10 + uint64(c)
-	}
-	if i == j || i >= len(buf) || buf[i] != sep || x > 1<<31 {
-		return 0, i, false
-	}
-	return uint32(x), i + 1, true
 }
 
 // closeFile hands the run of blocks just read (and, first, the run left
@@ -325,41 +261,53 @@ func (p *profParser) finish(r *profRun) error {
 				continue
 			}
 			if last.stmts != b.stmts {
-				return parse.LineError(p.s.name, b.line, "block %d.%d,%d.%d of %s has %d statements here but %d at line %d",
-					b.sl, b.sc, b.el, b.ec, p.cur, b.stmts, last.stmts, last.line)
+				return parse.LineError(p.s.name, b.line, "block %s,%s of %s has %d statements here but %d at line %d",
+					profPos(b.start), profPos(b.end), p.cur, b.stmts, last.stmts, last.line)
 			}
 			last.hit = last.hit || b.hit
 		}
 		blocks = out
 	}
-	h := uint64(14695981039346656037)
 	*r = profRun{file: p.cur, line: p.curLine, n: len(blocks)}
-	p.stmts = p.stmts[:0]
-	for i := range blocks {
-		b := &blocks[i]
-		h = profMix(h, uint64(b.sl)<<32|uint64(b.sc))
-		h = profMix(h, uint64(b.el)<<32|uint64(b.ec))
-		h = profMix(h, uint64(b.stmts))
-		r.total += int64(b.stmts)
-		if b.hit {
-			r.covered += int64(b.stmts)
-			r.hits++
-		}
-		p.stmts = append(p.stmts, b.stmts)
-	}
-	r.hash, r.stmts = h, p.stmts
+	stmts := slices.Grow(p.stmts[:0], len(blocks))[:len(blocks)]
+	words := slices.Grow(p.words[:0], (len(blocks)+63)/64)[:(len(blocks)+63)/64]
+	h, total, covered, hits := profSums(blocks, stmts, words)
+	p.stmts, p.words = stmts, words
+	r.total, r.covered, r.hits = int64(total), int64(covered), hits
+	r.hash, r.stmts = h, stmts
 	if r.hits > 0 && r.hits < r.n {
-		r.bits = make([]uint64, (r.n+63)/64)
-		for i := range blocks {
-			if blocks[i].hit {
-				r.bits[i/64] |= 1 << (i % 64)
-			}
-		}
+		r.bits = slices.Clone(words)
 	}
 	p.blocks = p.blocks[:0]
 	p.unsorted = false
 	p.cur = ""
 	return nil
+}
+
+// profSums returns the hash of blocks, sorted and distinct, their
+// statements and those of the covered ones, and how many are covered; it
+// writes the blocks' statements to stmts and their covered bits to words
+// (bit i%64 of word i/64). The hash is a sum of one hash per block: the
+// sum stands for the set, and no block's hash waits for the one before.
+func profSums(blocks []profBlock, stmts []uint32, words []uint64) (h, total, covered uint64, hits int) {
+	stmts = stmts[:len(blocks)]
+	clear(words)
+	for i := range blocks {
+		b := &blocks[i]
+		st, hit := uint64(b.stmts), uint64(0)
+		if b.hit {
+			hit = 1
+		}
+		h += profMix(profMix(b.start^14695981039346656037, b.end), st)
+		stmts[i] = b.stmts
+		total += st
+		covered += st & -hit
+		words[uint(i)/64] |= hit << (i & 63)
+	}
+	for _, w := range words {
+		hits += bits.OnesCount64(w)
+	}
+	return h, total, covered, hits
 }
 
 func profMix(h, v uint64) uint64 {

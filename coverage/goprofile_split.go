@@ -23,6 +23,7 @@ const (
 // than two workers read the profile line by line.
 type profSplit struct {
 	workers, chunk, maxChunk int
+	paths                    profPaths // the paths that read block lines (tests)
 }
 
 // profPart is one part of a profile. Every part but the last holds whole
@@ -135,7 +136,7 @@ func (profDiscard) run(*profRun) error     { return nil }
 
 // reset prepares p to parse another input, keeping its buffers.
 func (p *profParser) reset(s *lineScanner, sink profSink, modeSeen bool) {
-	*p = profParser{s: s, sink: sink, modeSeen: modeSeen, prefix: p.prefix[:0], blocks: p.blocks[:0], stmts: p.stmts[:0]}
+	*p = profParser{s: s, sink: sink, modeSeen: modeSeen, paths: p.paths, prefix: p.prefix[:0], blocks: p.blocks[:0], stmts: p.stmts[:0], words: p.words[:0]}
 }
 
 // mode and run make the tally the sink of a parser whose line numbers are
@@ -146,6 +147,7 @@ func (t *profTally) run(r *profRun) error          { return t.addRun(r, 0) }
 // read reads a whole profile: in parts over sp.workers goroutines when it
 // is larger than one part, else line by line.
 func (t *profTally) read(r io.Reader, sp profSplit) error {
+	t.paths = sp.paths
 	if sp.workers < 2 {
 		return t.readTail(&profPart{last: true, tail: r}, 0, nil)
 	}
@@ -168,7 +170,7 @@ func (t *profTally) readTail(c *profPart, base int, pending func() error) error 
 		s = newLineScanner(t.name, io.MultiReader(bytes.NewReader(c.data), c.tail))
 		s.SetLine(base)
 	}
-	p := profParser{s: s, sink: t, modeSeen: t.modes != nil, pending: pending}
+	p := profParser{s: s, sink: t, modeSeen: t.modes != nil, pending: pending, paths: t.paths}
 	if err := p.parse(); err != nil {
 		return err
 	}
@@ -217,7 +219,7 @@ func (t *profTally) readParts(ch *profChunker, first *profPart) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var p profParser
+			p := profParser{paths: t.paths}
 			for c := range work {
 				c.parse(t.name, &p, 0, c)
 				close(c.done)

@@ -15,6 +15,7 @@ type profTally struct {
 	modes []byte // of the first mode line
 	files []decide.FileCoverage
 	done  map[string]*profSummary
+	paths profPaths // the paths its parsers read block lines with
 }
 
 // profSummary is what is kept of a file once the profile moved past it.
