@@ -64,6 +64,11 @@ type RollUp struct {
 	worst worstHeap
 	dirs  map[string]*ReportDir
 	other *ReportDir
+
+	// The directory of the file added last, by its path up to the last
+	// slash.
+	lastPrefix string
+	lastDir    *ReportDir
 }
 
 // NewRollUp returns an empty roll-up keeping the WorstFiles worst files.
@@ -89,22 +94,34 @@ func (r *RollUp) Add(f decide.FileCoverage) {
 			heap.Fix(&r.worst, 0)
 		}
 	}
-	dir := path.Dir(f.Path)
-	d := r.dirs[dir]
-	if d == nil {
-		if len(r.dirs) < MaxDirectories {
-			d = &ReportDir{Path: strings.Clone(dir)} // not the whole path
-			r.dirs[d.Path] = d
-		} else {
-			if r.other == nil {
-				r.other = &ReportDir{Path: OtherDirectories}
-			}
-			d = r.other
-		}
+	// path.Dir depends only on the path up to its last slash, and files
+	// of one directory tend to come together.
+	prefix := f.Path[:strings.LastIndexByte(f.Path, '/')+1]
+	d := r.lastDir
+	if d == nil || prefix != r.lastPrefix {
+		d = r.dir(path.Dir(f.Path))
+		r.lastPrefix, r.lastDir = prefix, d
 	}
 	d.Files++
 	d.Covered += f.Covered
 	d.Total += f.Total
+}
+
+// dir returns the entry of directory dir, made when new: OtherDirectories
+// once there are MaxDirectories.
+func (r *RollUp) dir(dir string) *ReportDir {
+	if d := r.dirs[dir]; d != nil {
+		return d
+	}
+	if len(r.dirs) < MaxDirectories {
+		d := &ReportDir{Path: strings.Clone(dir)} // not the whole path
+		r.dirs[d.Path] = d
+		return d
+	}
+	if r.other == nil {
+		r.other = &ReportDir{Path: OtherDirectories}
+	}
+	return r.other
 }
 
 // result returns the worst files and the directories, each sorted by path

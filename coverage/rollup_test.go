@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/gcloop/gcloop/decide"
@@ -144,4 +146,49 @@ func TestReportMemoryDoesNotGrowWithFiles(t *testing.T) {
 	if l > 2<<20 {
 		t.Errorf("the report of 240 000 files allocated %d KiB, want at most 2 MiB", l>>10)
 	}
+}
+
+// FuzzRollUpDirectories checks the roll-up's directories against
+// path.Dir of every file, whatever the paths and their order: the roll-up
+// reuses the directory of the file before when the paths agree up to their
+// last slash.
+func FuzzRollUpDirectories(f *testing.F) {
+	f.Add("a/b.go\na/c.go\na//d.go\n./a/e.go\nb/../a/f.go\n/x.go\ny.go\na/\n/\n\n")
+	f.Fuzz(func(t *testing.T, list string) {
+		ru := newRollUp(0)
+		want := map[string]*ReportDir{}
+		var other *ReportDir
+		for _, p := range strings.Split(list, "\n") {
+			fc := decide.FileCoverage{Path: p, Covered: int64(len(p) % 3), Total: 2}
+			ru.Add(fc)
+			d := want[path.Dir(p)]
+			if d == nil && len(want) < MaxDirectories {
+				d = &ReportDir{Path: path.Dir(p)}
+				want[d.Path] = d
+			}
+			if d == nil {
+				if other == nil {
+					other = &ReportDir{Path: OtherDirectories}
+				}
+				d = other
+			}
+			d.Files++
+			d.Covered += fc.Covered
+			d.Total += fc.Total
+		}
+		got := map[string]ReportDir{}
+		for k, d := range ru.dirs {
+			got[k] = *d
+		}
+		wantv := map[string]ReportDir{}
+		for k, d := range want {
+			wantv[k] = *d
+		}
+		if diff := cmp.Diff(wantv, got); diff != "" {
+			t.Fatalf("directories (-path.Dir +roll-up):\n%s", diff)
+		}
+		if (other == nil) != (ru.other == nil) || other != nil && *other != *ru.other {
+			t.Fatalf("other directories %+v, want %+v", ru.other, other)
+		}
+	})
 }
