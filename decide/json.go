@@ -65,14 +65,16 @@ func (d *Decision) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// WriteJSON writes the decision JSON, indented, with a final newline. It
-// encodes the JSON form itself rather than through MarshalJSON, whose
-// output encoding/json would compact and indent again.
+// WriteJSON writes the decision JSON, indented by two spaces as
+// json.Indent would, with a final newline.
 func (d *Decision) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(d.jsonForm())
+	compact, err := d.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	out := appendIndented(make([]byte, 0, 2*len(compact)+1), compact)
+	_, err = w.Write(append(out, '\n'))
+	return err
 }
 
 // jsonForm is the decision as its JSON has it.
