@@ -102,13 +102,18 @@ func writeCompactSARIF(w io.Writer, n int) error {
 
 // benchSARIFFile writes a log of n results to a temporary file.
 func benchSARIFFile(tb testing.TB, n int) (path string, size int64) {
+	return sarifFile(tb, "bench", n, writeBenchSARIF)
+}
+
+// sarifFile writes the log write makes of n results to a temporary file.
+func sarifFile(tb testing.TB, name string, n int, write func(io.Writer, int) error) (path string, size int64) {
 	tb.Helper()
-	path = filepath.Join(tb.TempDir(), fmt.Sprintf("bench-%d.sarif", n))
+	path = filepath.Join(tb.TempDir(), fmt.Sprintf("%s-%d.sarif", name, n))
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := writeBenchSARIF(f, n); err != nil {
+	if err := write(f, n); err != nil {
 		tb.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -355,23 +360,7 @@ func BenchmarkDecoderTokenWalk100k(b *testing.B) {
 
 // compactSARIFFile writes a compact log of n results to a temporary file.
 func compactSARIFFile(tb testing.TB, n int) (path string, size int64) {
-	tb.Helper()
-	path = filepath.Join(tb.TempDir(), fmt.Sprintf("compact-%d.sarif", n))
-	f, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := writeCompactSARIF(f, n); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return path, st.Size()
+	return sarifFile(tb, "compact", n, writeCompactSARIF)
 }
 
 // benchmarkReadSARIFMode reads the log at path with ReadSARIF (o nil) or
