@@ -26,6 +26,17 @@ type record struct {
 	calls  map[string]int            // by method
 	added  map[string]store.Delivery // as the receiver added them
 	states map[string]string         // "pending", "claimed" or the outcome
+	gate   chan struct{}             // non-nil: a Claim waits for it to close before it reaches the store
+}
+
+// holdClaims makes every Claim from now on wait, once counted, until the
+// returned func is called.
+func (s *record) holdClaims() (release func()) {
+	gate := make(chan struct{})
+	s.mu.Lock()
+	s.gate = gate
+	s.mu.Unlock()
+	return func() { close(gate) }
 }
 
 // newTestStore is a store on the clock now (nil: the wall clock).
@@ -103,6 +114,12 @@ func (s *testStore) Add(ctx context.Context, d store.Delivery) (bool, error) {
 func (s *testStore) Claim(ctx context.Context, worker string, lease time.Duration) (store.Delivery, bool, error) {
 	if err := s.call("Claim"); err != nil {
 		return store.Delivery{}, false, err
+	}
+	s.mu.Lock()
+	gate := s.gate
+	s.mu.Unlock()
+	if gate != nil {
+		<-gate
 	}
 	d, ok, err := s.Store.Claim(ctx, worker, lease)
 	if ok {

@@ -252,10 +252,8 @@ func (p *Pool) idle(at time.Time) bool {
 func (p *Pool) worker(name string) {
 	defer p.workers.Done()
 	for {
-		select {
-		case <-p.quit:
+		if p.stopping() {
 			return
-		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), p.o.StoreTimeout)
 		at := time.Now()
@@ -270,9 +268,34 @@ func (p *Pool) worker(name string) {
 			}
 			continue
 		}
+		if p.stopping() {
+			// Shutdown began while the claim was in flight: the delivery
+			// may be one another worker just handed back. Hand it back
+			// unrun, costing it no attempt.
+			p.handBackUnrun(name, d)
+			return
+		}
 		// There may be more: let another idle worker look too.
 		p.Wake()
 		p.run(name, d)
+	}
+}
+
+// stopping reports whether Shutdown has begun.
+func (p *Pool) stopping() bool {
+	select {
+	case <-p.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// handBackUnrun releases a delivery claimed after Shutdown began, without
+// running it (it is not one of the unfinished deliveries Shutdown counts).
+func (p *Pool) handBackUnrun(name string, d store.Delivery) {
+	if err := p.settle(func(ctx context.Context) error { return p.q.Release(ctx, d.ID, name) }); err != nil {
+		p.log.LogAttrs(context.Background(), slog.LevelError, "hand back a delivery claimed at shutdown", slog.String("delivery", d.ID), slog.String("error", err.Error()))
 	}
 }
 

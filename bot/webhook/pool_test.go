@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -298,6 +299,50 @@ func TestPollFindsWorkQueuedElsewhere(t *testing.T) {
 	clock.Tick(t, time.Second, 1)
 	if id := <-done; id != "d-other-replica" {
 		t.Errorf("ran %s", id)
+	}
+}
+
+// A delivery handed back at shutdown is not claimed again by another
+// worker of the stopping pool: a claim that returns after Shutdown began
+// hands its delivery back unrun. Here a second worker's claim is held in
+// flight while the first worker's delivery is canceled and handed back,
+// then let through: it finds the delivery pending again.
+func TestShutdownRunsNothingClaimedAfterItBegan(t *testing.T) {
+	t.Parallel()
+	fs := newTestStore(nil)
+	clock := newManualClock()
+	var runs atomic.Int32
+	started := make(chan struct{}, 2)
+	h := handlerFunc(func(ctx context.Context, id, ev string, payload []byte) error {
+		runs.Add(1)
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	p := startPool(t, fs, h, clock, webhook.PoolOptions{Workers: 2, Grace: 5 * time.Second})
+	add(t, fs, "d-1", "octo/shop#1")
+	p.Wake()
+	<-started
+	eventually(t, func() bool { return fs.state("d-1") == "claimed" }, "the claim")
+	before := fs.count("Claim")
+	let := fs.holdClaims()
+	p.Wake() // the idle worker claims again, and waits in the store
+	eventually(t, func() bool { return fs.count("Claim") > before }, "a second claim in flight")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the deadline has passed: the running delivery is canceled at once
+	errc := make(chan error, 1)
+	go func() { errc <- p.Shutdown(ctx) }()
+	eventually(t, func() bool { return fs.state("d-1") == "pending" }, "d-1 handed back")
+	let()
+	err := <-errc
+	if err == nil || !strings.Contains(err.Error(), "handed 1 unfinished deliveries back") {
+		t.Errorf("Shutdown = %v, want one delivery handed back", err)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Errorf("the handler ran %d times, want once", n)
+	}
+	if s := fs.state("d-1"); s != "pending" {
+		t.Errorf("d-1 is %s, want pending", s)
 	}
 }
 
