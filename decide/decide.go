@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -117,8 +118,7 @@ func Decide(in Input) (*Decision, error) {
 		Tasks: []Task{}, Reasons: []string{}, Notes: append([]string{}, in.Evidence.Notes...),
 	}
 	inOrder := loopFindings(in.Evidence.Findings, in.Loop)
-	d.Findings = append([]Finding(nil), inOrder...)
-	sort.SliceStable(d.Findings, func(i, j int) bool { return d.Findings[i].Severity < d.Findings[j].Severity })
+	d.Findings = sortedBySeverity(inOrder)
 	d.Counts = CountFindings(d.Findings)
 	d.Counts.Critical += in.Evidence.Omitted.Critical
 	d.Counts.High += in.Evidence.Omitted.High
@@ -275,6 +275,35 @@ func citeFindings(fs []Finding) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// sortedBySeverity returns a copy of fs ordered by severity, most severe
+// first, findings of one severity in their order: a counting sort over the
+// four severities (sort.SliceStable took 120 ms for 100 000 findings of
+// mixed severities, moving 120-byte values by reflection). A severity out
+// of range, which no reader makes, sorts by its value as before.
+func sortedBySeverity(fs []Finding) []Finding {
+	if len(fs) == 0 {
+		return nil
+	}
+	var next [Low + 2]int // next[s+1] counts severity s, then next[s] is where s goes
+	for _, f := range fs {
+		if f.Severity < Critical || f.Severity > Low {
+			out := slices.Clone(fs)
+			slices.SortStableFunc(out, func(a, b Finding) int { return cmp.Compare(a.Severity, b.Severity) })
+			return out
+		}
+		next[f.Severity+1]++
+	}
+	for s := Critical + 1; s <= Low; s++ {
+		next[s] += next[s-1]
+	}
+	out := make([]Finding, len(fs))
+	for _, f := range fs {
+		out[next[f.Severity]] = f
+		next[f.Severity]++
+	}
+	return out
 }
 
 // bySeverity returns the findings of the given severities.

@@ -2,6 +2,8 @@ package decide
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"testing"
 )
 
@@ -83,4 +85,27 @@ func BenchmarkAppendDedupeKey(b *testing.B) {
 	for b.Loop() {
 		dst = AppendDedupeKey(dst[:0], f)
 	}
+}
+
+// sortedBySeverity orders findings as a stable sort by severity does, also
+// with severities out of range.
+func FuzzSortedBySeverity(f *testing.F) {
+	f.Add([]byte{1, 4, 2, 2, 3, 1, 4})
+	f.Add([]byte{0, 3, 9, 1})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, sev []byte) {
+		fs := make([]Finding, len(sev))
+		for i, s := range sev {
+			fs[i] = Finding{Severity: Severity(s % 7), Line: i}
+		}
+		want := slices.Clone(fs)
+		sort.SliceStable(want, func(i, j int) bool { return want[i].Severity < want[j].Severity })
+		got := sortedBySeverity(fs)
+		if len(fs) == 0 {
+			want = nil
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%v: got %v, want %v", sev, got, want)
+		}
+	})
 }
