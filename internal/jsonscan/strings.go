@@ -93,19 +93,23 @@ func isASCII(b []byte) bool {
 func (s *Scanner) str(limit int) (b []byte, cut bool, err error) {
 	// Fast path: a string of plain ASCII bytes, whole in the buffer, is
 	// returned in place: no copy, no UTF-8 check.
-	i := asciiRun(s.buf[:s.end], s.pos+1)
-	for i < s.end && plainASCII[s.buf[i]] {
-		i++
-	}
-	if i < s.end && s.buf[i] == '"' {
-		b = s.buf[s.pos+1 : i]
-		s.pos = i + 1
-		if len(b) > limit {
-			b, cut = b[:max(limit, 0)], true
+	buf := s.buf[:s.end]
+	i := asciiRun(buf, s.pos+1)
+	if i >= len(buf) || buf[i] != '"' {
+		// asciiRun stops a few bytes short of the end of the buffer.
+		for i < len(buf) && plainASCII[buf[i]] {
+			i++
 		}
-		return b, cut, nil
+		if i >= len(buf) || buf[i] != '"' {
+			return s.strSlow(limit)
+		}
 	}
-	return s.strSlow(limit)
+	b = buf[s.pos+1 : i]
+	s.pos = i + 1
+	if len(b) > limit {
+		b, cut = b[:max(limit, 0)], true
+	}
+	return b, cut, nil
 }
 
 // strSlow is str for strings with escapes, bytes of 0x80 or above, or not
