@@ -275,6 +275,18 @@ func (s *Scanner) member(first *bool, keyLimit int) (key []byte, ok bool, err er
 	if c != '"' {
 		return nil, false, s.Errorf(s.Off(), "invalid JSON: expected a string as object key, found %s", Kind(c))
 	}
+	// Fast path: a key of plain ASCII bytes followed at once by ':', all
+	// in the buffer, is returned in place (str's fast path, without a
+	// second look for the colon).
+	buf := s.buf[:s.end]
+	if i := asciiRun(buf, s.pos+1); i+1 < len(buf) && buf[i] == '"' && buf[i+1] == ':' {
+		key = buf[s.pos+1 : i]
+		s.pos = i + 2
+		if len(key) > keyLimit {
+			key = key[:max(keyLimit, 0)]
+		}
+		return key, true, nil
+	}
 	key, _, err = s.str(keyLimit)
 	if err != nil {
 		return nil, false, err
