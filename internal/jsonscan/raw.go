@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"errors"
+	"slices"
 )
 
 // Reading the elements of a long array on several cores: the stream
@@ -53,6 +54,23 @@ func (s *Scanner) Rest() int { return s.end - s.pos }
 // the error of a failed read.
 func (s *Scanner) ReadRaw(dst []byte, n int) ([]byte, error) {
 	for n > 0 {
+		if s.pos == s.end && len(s.pend) == 0 && s.rerr == nil && n >= len(s.buf) {
+			// Nothing buffered: read straight into dst, not through
+			// the buffer.
+			s.base += int64(s.end)
+			s.pos, s.end = 0, 0
+			if cap(dst)-len(dst) < len(s.buf) {
+				dst = slices.Grow(dst, len(s.buf))
+			}
+			k, err := s.read(dst[len(dst):min(cap(dst), len(dst)+n)], s.base)
+			if err != nil {
+				return dst, err
+			}
+			dst = dst[:len(dst)+k]
+			s.base += int64(k)
+			n -= k
+			continue
+		}
 		if s.pos == s.end {
 			if err := s.fill(); err != nil {
 				return dst, err

@@ -2,10 +2,15 @@ package jsonscan
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"github.com/gcloop/gcloop/internal/parse"
 )
 
 // elemsCareful reads doc, a document that is one array, element by element
@@ -275,4 +280,46 @@ func FuzzSmallInt(f *testing.F) {
 			t.Fatalf("smallInt(%q) = %d, ParseInt %d, %v", s, n, v, err)
 		}
 	})
+}
+
+// ReadRaw hands out the input as it is, whether its bytes come through the
+// buffer or, with nothing buffered and a large n, straight from the
+// reader; offsets run on across both, and a failed read is reported at
+// the offset where it failed.
+func TestReadRawAcrossTheBuffer(t *testing.T) {
+	t.Parallel()
+	doc := []byte(strings.Repeat(`{"ruleId":"R1"},`, 40)) // 640 bytes
+	readers := map[string]func() io.Reader{
+		"whole":    func() io.Reader { return bytes.NewReader(doc) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(doc)) },
+		"half":     func() io.Reader { return iotest.HalfReader(bytes.NewReader(doc)) },
+		"data+EOF": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(doc)) },
+	}
+	for name, r := range readers {
+		for _, steps := range [][]int{{1, 640}, {17, 16, 100, 3, 600}, {640}, {5, 5, 5, 700}} {
+			s := New("d.json", r(), 16)
+			var got []byte
+			var err error
+			for _, n := range steps {
+				if got, err = s.ReadRaw(got, n); err != nil {
+					break
+				}
+				if s.Off() != int64(len(got)) {
+					t.Fatalf("%s %v: offset %d after %d bytes", name, steps, s.Off(), len(got))
+				}
+			}
+			if !bytes.Equal(got, doc) {
+				t.Errorf("%s %v: read %q, want the input", name, steps, got)
+			}
+			if err != io.EOF && err != nil {
+				t.Errorf("%s %v: error %v, want io.EOF or none", name, steps, err)
+			}
+		}
+	}
+	s := New("d.json", &failAfter{b: doc[:100]}, 16)
+	got, err := s.ReadRaw(nil, 640)
+	var pe *parse.Error
+	if !bytes.Equal(got, doc[:100]) || !errors.As(err, &pe) || pe.Offset != 100 {
+		t.Errorf("failing reader: read %d bytes, error %v; want 100 bytes and a read error at offset 100", len(got), err)
+	}
 }

@@ -79,26 +79,34 @@ func (s *Scanner) fill() error {
 	if s.rerr != nil {
 		return s.rerr
 	}
+	n, err := s.read(s.buf[s.end:], s.base+int64(s.end))
+	s.end += n
+	return err
+}
+
+// read reads into p, whose first byte is at file offset off, from r: at
+// least one byte, or the sticky error (io.EOF at the end of the input).
+// Bytes read come with a nil error; the error comes on the next call.
+func (s *Scanner) read(p []byte, off int64) (int, error) {
 	for tries := 0; tries < 100; tries++ {
-		n, err := s.r.Read(s.buf[s.end:])
-		s.end += n
+		n, err := s.r.Read(p)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				s.rerr = io.EOF
 			} else {
-				s.rerr = &parse.Error{File: s.name, Offset: s.base + int64(s.end), Msg: "read failed", Err: err}
+				s.rerr = &parse.Error{File: s.name, Offset: off + int64(n), Msg: "read failed", Err: err}
 			}
 			if n > 0 {
-				return nil
+				return n, nil
 			}
-			return s.rerr
+			return 0, s.rerr
 		}
 		if n > 0 {
-			return nil
+			return n, nil
 		}
 	}
-	s.rerr = &parse.Error{File: s.name, Offset: s.Off(), Msg: "read failed", Err: io.ErrNoProgress}
-	return s.rerr
+	s.rerr = &parse.Error{File: s.name, Offset: off, Msg: "read failed", Err: io.ErrNoProgress}
+	return 0, s.rerr
 }
 
 // eof turns io.EOF into the error for a truncated document.
