@@ -13,7 +13,7 @@ import (
 const MaxDistinctFindings = 1 << 19
 
 // fingerprints is a set of 128-bit hashes of decide.DedupeKey, an
-// open-addressing table that doubles up to 2×MaxDistinctFindings slots.
+// open-addressing table that grows up to 2×MaxDistinctFindings slots.
 // A zero slot is empty; hashes are never zero.
 type fingerprints struct {
 	max   int // 0 means MaxDistinctFindings
@@ -67,9 +67,16 @@ func (s *fingerprints) find(fp [2]uint64) (int, bool) {
 	}
 }
 
+// grow quadruples the table (up to the room the limit needs): each
+// rehash touches fresh memory, and its page faults and cache misses, not
+// the hashing, are what a growing set costs.
 func (s *fingerprints) grow() {
 	old := s.slots
-	s.slots = make([][2]uint64, 2*len(old))
+	n := 4 * len(old)
+	for n/2 >= 2*s.limit() && n > 2*len(old) {
+		n /= 2
+	}
+	s.slots = make([][2]uint64, n)
 	for _, fp := range old {
 		if fp != [2]uint64{} {
 			i, _ := s.find(fp)
