@@ -4,6 +4,7 @@
 package evidence
 
 import (
+	"encoding/binary"
 	"strings"
 
 	"github.com/gcloop/gcloop/decide"
@@ -71,8 +72,12 @@ func (sr *sarifReader) intern(b []byte) string {
 	// The slot: a multiplicative hash of the length and the last eight
 	// bytes (where rule ids and file names differ most).
 	var tail uint64
-	for _, c := range b[max(len(b)-8, 0):] {
-		tail = tail<<8 | uint64(c)
+	if len(b) >= 8 {
+		tail = binary.BigEndian.Uint64(b[len(b)-8:]) // as the loop below reads it
+	} else {
+		for _, c := range b {
+			tail = tail<<8 | uint64(c)
+		}
 	}
 	h := (tail ^ uint64(len(b))<<56) * 0x9e3779b97f4a7c15 >> (64 - sarifInternBits)
 	slot := &sr.interned[h]
