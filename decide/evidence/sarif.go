@@ -129,8 +129,11 @@ type sarifReader struct {
 	workers, part int
 	rewinds       int      // results arrays read on by readResultsFrom after a part
 	interned      []string // see intern
-	ev            *decide.Evidence
-	seq           int // results read, for document order
+	// texts, on a worker of the split reading, is the part's buffer that
+	// message texts are read into (see borrowText); nil elsewhere.
+	texts *[]byte
+	ev    *decide.Evidence
+	seq   int // results read, for document order
 
 	sawVersion bool
 	sawRuns    bool

@@ -248,6 +248,7 @@ type sarifPrepared struct {
 	held     bool  // read before the tool: held back (msg kept)
 	isErr    bool  // effective level error
 	hasFP    bool  // fp is its fingerprint
+	borrowed bool  // f.Message and msg.text may be borrowed (borrowText)
 	key      sarifGroupKey
 	f        decide.Finding
 	msg      sarifMessage
@@ -301,6 +302,7 @@ func (sr *sarifReader) prepare(p *sarifPrepared, run *sarifRun, res *sarifResult
 		ref.index = -1
 	}
 	p.f = decide.Finding{Rule: ref.id, RuleIsID: ref.id != "", Source: sr.name}
+	p.borrowed = sr.texts != nil
 	p.f.File = sarifPath(res.uri, res.uriBase, run.bases)
 	if res.line > 0 {
 		p.f.Line = res.line
@@ -348,6 +350,11 @@ func (sr *sarifReader) commit(run *sarifRun, p *sarifPrepared, end int64) error 
 		sr.badScores++
 	}
 	sr.seq++
+	if p.borrowed && (p.held || sr.keep.wants(p.f.Severity, sr.seq)) {
+		// It may be kept: its strings must outlive the part's buffer.
+		p.f.Message, p.msg.text = strings.Clone(p.f.Message), strings.Clone(p.msg.text)
+		p.borrowed = false
+	}
 	if p.held {
 		return sr.holdBack(run, p.key, p.f, p.msg, end)
 	}

@@ -64,6 +64,7 @@ type sarifPartOf struct {
 	// is where the stream scanner must read on from when it stopped (in
 	// data; -1 for the end of the part before).
 	items   []sarifPrepItem
+	texts   []byte       // the message texts of items (borrowText)
 	ended   jsonscan.Sep // SepSpanEnd, SepClose or SepStop
 	closeAt int          // SepClose: just after the ']'
 	stopPre int          // SepStop
@@ -188,7 +189,7 @@ func (sr *sarifReader) cutPart(p *sarifPartOf, prefix []byte, free *[]*sarifPart
 			var c *sarifPartOf
 			if n := len(*free); n > 0 {
 				c, *free = (*free)[n-1], (*free)[:n-1]
-				*c = sarifPartOf{data: c.data[:0], items: c.items[:0]}
+				*c = sarifPartOf{data: c.data[:0], items: c.items[:0], texts: c.texts[:0]}
 			} else {
 				c = &sarifPartOf{}
 			}
@@ -245,7 +246,8 @@ func (sr *sarifReader) readParts(run *sarifRun, work <-chan *sarifPartOf, h deci
 func (w *sarifReader) readPart(run *sarifRun, p *sarifPartOf, h *decide.DedupeHasher) {
 	s := w.sc
 	s.ResetSpan(p.data, p.base)
-	p.items, p.lastEnd = p.items[:0], 0
+	p.items, p.texts, p.lastEnd = p.items[:0], p.texts[:0], 0
+	w.texts = &p.texts
 	at := func() int { return len(p.data) - s.Rest() }
 	for n := 0; ; n++ {
 		pre := -1 // a part after the first starts with a result
