@@ -208,3 +208,22 @@ func TestDedupeTellsRulesApart(t *testing.T) {
 		})
 	}
 }
+
+// The fingerprint set quadruples while small and doubles past 4 MiB, so a
+// large set ends no larger than doubling alone would make it.
+func TestFingerprintsTableSize(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ n, slots int }{
+		{1, 64}, {40, 256}, {100_000, 1 << 18}, {140_000, 1 << 19}, {300_000, 1 << 20},
+	} {
+		var s fingerprints
+		for i := 1; i <= tt.n; i++ {
+			if s.seenFP([2]uint64{uint64(i), uint64(i) * 0x9e3779b97f4a7c15}) {
+				t.Fatalf("n=%d: fingerprint %d seen before", tt.n, i)
+			}
+		}
+		if len(s.slots) != tt.slots {
+			t.Errorf("%d fingerprints: a table of %d slots, want %d", tt.n, len(s.slots), tt.slots)
+		}
+	}
+}

@@ -12,6 +12,10 @@ import (
 // too high, never too low — and the reader says so in a note.
 const MaxDistinctFindings = 1 << 19
 
+// fpQuadrupleUpTo is the largest table the fingerprint set grows to by
+// quadrupling (4 MiB of 16-byte slots).
+const fpQuadrupleUpTo = 1 << 18
+
 // fingerprints is a set of 128-bit hashes of decide.DedupeKey, an
 // open-addressing table that grows up to 2×MaxDistinctFindings slots.
 // A zero slot is empty; hashes are never zero.
@@ -67,14 +71,16 @@ func (s *fingerprints) find(fp [2]uint64) (int, bool) {
 	}
 }
 
-// grow quadruples the table (up to the room the limit needs): each
-// rehash touches fresh memory, and its page faults and cache misses, not
-// the hashing, are what a growing set costs.
+// grow enlarges the table four times while it is small (up to
+// fpQuadrupleUpTo slots) and twice after that, up to the room the limit
+// needs. Each rehash touches fresh memory, and its page faults and cache
+// misses, not the hashing, are what a growing set costs; past 4 MiB a
+// table four times too large would cost more peak memory than it saves.
 func (s *fingerprints) grow() {
 	old := s.slots
-	n := 4 * len(old)
-	for n/2 >= 2*s.limit() && n > 2*len(old) {
-		n /= 2
+	n := 2 * len(old)
+	if 2*n <= fpQuadrupleUpTo && n < 2*s.limit() {
+		n *= 2
 	}
 	s.slots = make([][2]uint64, n)
 	for _, fp := range old {
