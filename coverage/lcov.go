@@ -115,7 +115,7 @@ func lcovNoRecord(name string, line int) error {
 // accepts a superset with the same results.
 func lcovFastDA(s *lineScanner, t *lineTally) {
 	buf := s.Window()
-	cur, unsorted := t.cur, t.unsorted
+	cur, unsorted, hits := t.cur, t.unsorted, t.curHits
 	var last uint32
 	if n := len(cur); n > 0 {
 		last = cur[n-1].line
@@ -126,8 +126,9 @@ func lcovFastDA(s *lineScanner, t *lineTally) {
 			cur = slices.Grow(cur, 256)
 		}
 		room := cur[len(cur):cap(cur)]
-		used, n, l, u := lcovDARun(buf[p:], room, last)
+		used, n, h, l, u := lcovDARun(buf[p:], room, last)
 		cur = cur[:len(cur)+n]
+		hits += h
 		p += used
 		lines += n
 		unsorted = unsorted || u
@@ -143,22 +144,24 @@ func lcovFastDA(s *lineScanner, t *lineTally) {
 			unsorted = unsorted || ln <= last
 			last = ln
 			cur = append(cur, lineHit{ln, hit})
+			hits += int(b2u(hit))
 		}
 		p += adv
 		lines++
 	}
-	t.cur, t.unsorted = cur, unsorted
+	t.cur, t.unsorted, t.curHits = cur, unsorted, hits
 	s.Consume(p, lines)
 }
 
 // lcovDARun is lcovFastDA's hot loop: it parses the lines at the start of
 // buf of the form "DA:", up to 7 digits, ",", up to 7 digits, "\n" that lie
 // within 20 bytes of buf, into dst, until dst is full or another line
-// comes. It returns the bytes and lines used, the last line number, and
+// comes. It returns the bytes and lines used, how many of those lines were
+// hit, the last line number, and
 // whether a line number was not above the one before (the first is
 // compared with last; a record whose first line is 0 is then sorted, to
 // the same result).
-func lcovDARun(buf []byte, dst []lineHit, last uint32) (used, n int, lastOut uint32, unsorted bool) {
+func lcovDARun(buf []byte, dst []lineHit, last uint32) (used, n, hits int, lastOut uint32, unsorted bool) {
 	p := 0
 	for n < len(dst) && p+20 <= len(buf) {
 		a := (*[20]byte)(buf[p : p+20])
@@ -178,11 +181,13 @@ func lcovDARun(buf []byte, dst []lineHit, last uint32) (used, n int, lastOut uin
 		ln := swarParse(x, nd)
 		unsorted = unsorted || ln <= last
 		last = ln
-		dst[n] = lineHit{ln, (y^0x3030303030303030)&(1<<(8*k)-1) != 0}
+		hit := (y^0x3030303030303030)&(1<<(8*k)-1) != 0
+		dst[n] = lineHit{ln, hit}
+		hits += int(b2u(hit))
 		n++
 		p += 5 + nd + k
 	}
-	return p, n, last, unsorted
+	return p, n, hits, last, unsorted
 }
 
 // lcovOtherLine is lcovFastDA's path for any line but a plain DA line with

@@ -37,6 +37,7 @@ type lineTally struct {
 	sums     map[string]*lineSummary
 	cur      []lineHit
 	unsorted bool
+	curHits  int   // the lines of cur that were hit
 	bytes    int64 // memory held by summaries
 
 	// mergedLines and records count the lines and records merged into
@@ -64,11 +65,12 @@ func (t *lineTally) add(line uint32, hit bool) {
 		t.unsorted = true
 	}
 	t.cur = append(t.cur, lineHit{line, hit})
+	t.curHits += int(b2u(hit))
 }
 
 // end closes the current record of file path; errLine is used for errors.
 func (t *lineTally) end(path string, errLine int) error {
-	cur := t.cur
+	cur, covered := t.cur, int64(t.curHits)
 	if t.unsorted {
 		// add saw a line not above the one before: sort and merge
 		// duplicates. Otherwise the lines are strictly increasing.
@@ -81,9 +83,12 @@ func (t *lineTally) end(path string, errLine int) error {
 			}
 			out = append(out, h)
 		}
-		cur = out
+		cur, covered = out, 0
+		for _, h := range cur {
+			covered += int64(b2u(h.hit))
+		}
 	}
-	t.cur, t.unsorted = t.cur[:0], false
+	t.cur, t.unsorted, t.curHits = t.cur[:0], false, 0
 	if st := t.stream; st != nil {
 		ph := maphash.String(st.seed, path)
 		if st.repeated == nil {
@@ -94,10 +99,6 @@ func (t *lineTally) end(path string, errLine int) error {
 			return t.merge(path, cur, errLine)
 		}
 		// The only record of this file: emit it, keep nothing.
-		var covered int64
-		for _, h := range cur {
-			covered += int64(b2u(h.hit))
-		}
 		st.files++
 		st.covered += covered
 		st.total += int64(len(cur))
